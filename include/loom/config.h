@@ -1,0 +1,111 @@
+// Loom's threading configuration, mirroring tf.config.threading.
+//
+//   loom::config::threading::set_intra_op_parallelism_threads(4);
+//   int n = loom::config::threading::get_intra_op_parallelism_threads();  // 4
+//
+// Rules (each is tested; docs/threading.md explains them at length):
+//  - 0 means automatic. Negative counts and counts above kMaxThreads throw
+//    loom::InvalidArgumentError ("Number of threads must be positive ...").
+//  - Environment variables, read once, outrank these calls:
+//      LOOM_NUM_INTRAOP_THREADS (alias TF_NUM_INTRAOP_THREADS)
+//      LOOM_NUM_INTEROP_THREADS (alias TF_NUM_INTEROP_THREADS)
+//      LOOM_SPIN_WAIT_US        (alias KMP_BLOCKTIME, in milliseconds)
+//      LOOM_INTRAOP_CPUS, LOOM_INTEROP_CPUS (CPU lists such as "0-3,6")
+//    The LOOM_ name wins over its alias. A call that a variable overrides
+//    still validates its argument, changes nothing and logs a warning.
+//    OMP_NUM_THREADS is only a fallback for the automatic intra-op value.
+//    An invalid value in any of these variables makes the runtime refuse to
+//    start (and the getters throw) with loom::InvalidArgumentError naming it.
+//  - Getters return the value in force, never 0: automatic values are
+//    resolved exactly as the pools will be sized.
+//  - Settings are open until the runtime starts (loom::start_runtime(), or
+//    the first use of a pool, session or eager op). After that a call that
+//    would change a value throws loom::RuntimeError ("Intra op parallelism
+//    cannot be modified after initialization."); re-setting the value in
+//    force is fine.
+//  - Automatic intra-op = usable CPUs: the affinity mask, counted in physical
+//    cores, capped by the cgroup CPU quota (rounded up). Automatic inter-op:
+//    see AutoInterOpThreads in docs/threading.md.
+//
+// What a count means: intra_op_parallelism_threads = N lets one op run on N
+// threads — the thread that calls it plus N-1 "loom-intra-*" workers.
+// inter_op_parallelism_threads = M creates M "loom-inter-*" threads.
+//
+// Thread-safety: every function may be called from any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::config::threading {
+
+inline constexpr int kMaxThreads = 4096;
+inline constexpr int kMaxSpinWaitUs = 1'000'000;
+
+void set_intra_op_parallelism_threads(int num_threads);
+int get_intra_op_parallelism_threads();
+
+void set_inter_op_parallelism_threads(int num_threads);
+int get_inter_op_parallelism_threads();
+
+// How long an idle worker (or a caller waiting for helpers) spins before it
+// blocks, in microseconds. 0 blocks at once: the good-neighbour setting.
+void set_spin_wait_us(int microseconds);
+int get_spin_wait_us();
+
+// Pins the pool's workers (worker i to cpus[i % size]); empty = no pinning.
+// Every CPU must be in the process's affinity mask, else
+// loom::InvalidArgumentError is thrown here, not when the pool starts.
+void set_intra_op_cpu_affinity(const std::vector<int>& cpus);
+std::vector<int> get_intra_op_cpu_affinity();
+void set_inter_op_cpu_affinity(const std::vector<int>& cpus);
+std::vector<int> get_inter_op_cpu_affinity();
+
+// Where a value came from: "env:<VARIABLE>", "api", "env:OMP_NUM_THREADS"
+// (the fallback) or "auto".
+struct Setting {
+  int value = 0;
+  std::string source;
+};
+
+struct CpuAffinitySetting {
+  std::vector<int> cpus;  // empty: not pinned
+  std::string source;
+};
+
+struct CpuDescription {
+  int logical = 0;                      // CPUs online on the host
+  int affinity = 0;                     // CPUs in this process's affinity mask
+  std::vector<int> affinity_cpus;       // which ones
+  std::optional<double> cgroup_quota;   // in CPUs; nullopt = no quota
+  int physical_cores = 0;               // distinct cores among the affinity CPUs
+  int usable = 0;                       // what "auto" is based on
+  std::vector<std::string> notes;       // facts that could not be read
+};
+
+struct ThreadDescription {
+  std::string name;  // "loom-intra-0"
+  std::string pool;  // "intra_op" or "inter_op"
+  int tid = 0;       // kernel thread id
+};
+
+struct Description {
+  Setting intra_op_parallelism_threads;
+  Setting inter_op_parallelism_threads;
+  Setting spin_wait_us;
+  CpuAffinitySetting intra_op_cpu_affinity;
+  CpuAffinitySetting inter_op_cpu_affinity;
+  CpuDescription cpu;
+  bool runtime_started = false;
+  // Threads the runtime has created (empty until it starts).
+  std::vector<ThreadDescription> threads;
+
+  // The same, as one JSON object (the format of `loom threads --json`).
+  std::string to_json() const;
+};
+
+// Every effective value with its source. Does not start the runtime.
+Description describe();
+
+}  // namespace loom::config::threading

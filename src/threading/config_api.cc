@@ -1,0 +1,94 @@
+// loom::config::threading: the public face of GlobalThreadingConfig.
+#include <nlohmann/json.hpp>
+
+#include "loom/config.h"
+#include "threading/runtime.h"
+#include "threading/threading_config.h"
+
+namespace loom::config::threading {
+
+using loom::threading::GlobalThreadingConfig;
+
+void set_intra_op_parallelism_threads(int num_threads) {
+  GlobalThreadingConfig().SetIntraOpThreads(num_threads);
+}
+int get_intra_op_parallelism_threads() {
+  return GlobalThreadingConfig().Resolve().intra_op_threads.value;
+}
+
+void set_inter_op_parallelism_threads(int num_threads) {
+  GlobalThreadingConfig().SetInterOpThreads(num_threads);
+}
+int get_inter_op_parallelism_threads() {
+  return GlobalThreadingConfig().Resolve().inter_op_threads.value;
+}
+
+void set_spin_wait_us(int microseconds) { GlobalThreadingConfig().SetSpinWaitUs(microseconds); }
+int get_spin_wait_us() { return GlobalThreadingConfig().Resolve().spin_wait_us.value; }
+
+void set_intra_op_cpu_affinity(const std::vector<int>& cpus) {
+  GlobalThreadingConfig().SetIntraOpCpus(cpus);
+}
+std::vector<int> get_intra_op_cpu_affinity() {
+  return GlobalThreadingConfig().Resolve().intra_op_cpus.cpus;
+}
+void set_inter_op_cpu_affinity(const std::vector<int>& cpus) {
+  GlobalThreadingConfig().SetInterOpCpus(cpus);
+}
+std::vector<int> get_inter_op_cpu_affinity() {
+  return GlobalThreadingConfig().Resolve().inter_op_cpus.cpus;
+}
+
+Description describe() {
+  const loom::threading::ResolvedThreading r = GlobalThreadingConfig().Resolve();
+  Description d;
+  d.intra_op_parallelism_threads = r.intra_op_threads;
+  d.inter_op_parallelism_threads = r.inter_op_threads;
+  d.spin_wait_us = r.spin_wait_us;
+  d.intra_op_cpu_affinity = r.intra_op_cpus;
+  d.inter_op_cpu_affinity = r.inter_op_cpus;
+  d.cpu = {.logical = r.cpu.logical,
+           .affinity = static_cast<int>(r.cpu.affinity_cpus.size()),
+           .affinity_cpus = r.cpu.affinity_cpus,
+           .cgroup_quota = r.cpu.cgroup_quota_cpus,
+           .physical_cores = r.cpu.physical_cores,
+           .usable = r.cpu.usable,
+           .notes = r.cpu.notes};
+  if (auto* runtime = loom::threading::GlobalRuntimeIfStarted()) {
+    d.runtime_started = true;
+    d.threads = runtime->threads();
+  }
+  return d;
+}
+
+std::string Description::to_json() const {
+  using json = nlohmann::ordered_json;
+  auto setting = [](const Setting& s) { return json{{"value", s.value}, {"source", s.source}}; };
+  auto affinity = [](const CpuAffinitySetting& s) {
+    return json{{"cpus", s.cpus}, {"source", s.source}};
+  };
+  json threads_json = json::array();
+  for (const ThreadDescription& t : threads) {
+    threads_json.push_back({{"name", t.name}, {"pool", t.pool}, {"tid", t.tid}});
+  }
+  json j = {
+      {"intra_op_parallelism_threads", setting(intra_op_parallelism_threads)},
+      {"inter_op_parallelism_threads", setting(inter_op_parallelism_threads)},
+      {"spin_wait_us", setting(spin_wait_us)},
+      {"intra_op_cpu_affinity", affinity(intra_op_cpu_affinity)},
+      {"inter_op_cpu_affinity", affinity(inter_op_cpu_affinity)},
+      {"cpu",
+       {{"logical", cpu.logical},
+        {"affinity", cpu.affinity},
+        {"affinity_cpus", cpu.affinity_cpus},
+        {"cgroup_quota", cpu.cgroup_quota ? json(*cpu.cgroup_quota) : json(nullptr)},
+        {"physical_cores", cpu.physical_cores},
+        {"usable", cpu.usable},
+        {"notes", cpu.notes}}},
+      {"runtime_started", runtime_started},
+      {"threads", threads_json},
+  };
+  return j.dump(2);
+}
+
+}  // namespace loom::config::threading

@@ -1,0 +1,113 @@
+#include "threading/parallel_for.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "platform/futex.h"
+#include "threading/thread_pool.h"
+
+namespace loom::threading {
+namespace {
+
+// Shards per thread: more than one so a thread that was preempted or started
+// late leaves work the others can take, few enough to keep claiming cheap.
+constexpr int64_t kShardsPerThread = 4;
+
+// State shared by the caller and its helpers. Helpers hold it by shared_ptr
+// because a helper may wake up after the caller has returned; it then finds
+// no shard left and only drops its reference.
+struct Job {
+  const RangeFn* fn = nullptr;  // valid while some shard is unfinished
+  int64_t n = 0;
+  int64_t num_shards = 0;
+  std::atomic<int64_t> next_shard{0};
+  // Shards not yet finished (run or skipped); the caller's futex word.
+  std::atomic<uint32_t> unfinished{0};
+  std::atomic<uint32_t> caller_waiting{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  // Claims and runs shards until none is left. Returns when this thread can
+  // no longer help, not when the job is done.
+  void RunShards() {
+    while (true) {
+      const int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
+      if (shard >= num_shards) return;
+      if (!failed.load(std::memory_order_relaxed)) {
+        const int64_t begin = shard * n / num_shards;
+        const int64_t end = (shard + 1) * n / num_shards;
+        try {
+          (*fn)(begin, end);
+        } catch (...) {
+          std::lock_guard lock(error_mutex);
+          if (!error) error = std::current_exception();
+          failed.store(true, std::memory_order_relaxed);
+        }
+      }
+      // Seq_cst pairs with the caller's "caller_waiting = 1; load unfinished":
+      // either the caller sees 0 or we see it waiting and wake it.
+      if (unfinished.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+          caller_waiting.load(std::memory_order_seq_cst) != 0) {
+        platform::FutexWake(unfinished, 1);
+      }
+    }
+  }
+
+  void WaitUntilFinished(int spin_wait_us) {
+    if (unfinished.load(std::memory_order_acquire) == 0) return;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(spin_wait_us);
+    int spins = 0;
+    while (unfinished.load(std::memory_order_acquire) != 0) {
+      if (spin_wait_us > 0 && std::chrono::steady_clock::now() < deadline) {
+        platform::CpuRelax();
+        // Yield now and then: if the thread running the last shard shares
+        // our CPU, pure spinning would keep it off the CPU for a time slice.
+        if (++spins % 256 == 0) std::this_thread::yield();
+        continue;
+      }
+      caller_waiting.store(1, std::memory_order_seq_cst);
+      const uint32_t left = unfinished.load(std::memory_order_seq_cst);
+      if (left != 0) platform::FutexWait(unfinished, left);
+    }
+  }
+};
+
+}  // namespace
+
+int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_unit_ns) {
+  if (pool == nullptr || pool->num_threads() == 0 || n <= 1) return 1;
+  const double total = static_cast<double>(n) * std::max(cost_per_unit_ns, 0.0);
+  const double by_cost = std::floor(total / kMinShardCostNs);
+  const int64_t max_threads = static_cast<int64_t>(pool->num_threads()) + 1;
+  const int64_t threads = std::min<int64_t>({max_threads, n, static_cast<int64_t>(
+                                                                 std::min(by_cost, 1e9))});
+  return static_cast<int>(std::max<int64_t>(threads, 1));
+}
+
+void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const RangeFn& fn) {
+  if (n <= 0) return;
+  const int threads = ParallelForThreadCount(pool, n, cost_per_unit_ns);
+  if (threads <= 1) {
+    fn(0, n);
+    return;
+  }
+  auto job = std::make_shared<Job>();
+  job->fn = &fn;
+  job->n = n;
+  job->num_shards = std::min<int64_t>(n, threads * kShardsPerThread);
+  job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
+  pool->ScheduleHelpers(threads - 1, [job] { job->RunShards(); });
+  job->RunShards();
+  job->WaitUntilFinished(pool->spin_wait_us());
+  if (job->error) std::rethrow_exception(job->error);
+}
+
+}  // namespace loom::threading

@@ -1,0 +1,48 @@
+// ParallelFor: split a loop over a thread pool, the calling thread included.
+//
+//   ParallelFor(pool, n, cost_per_unit_ns, fn);
+//
+// does the same work as the serial loop
+//
+//   fn(0, n);            // i.e. for (int64_t i = 0; i < n; ++i) body(i);
+//
+// but calls fn on disjoint sub-ranges [begin, end) that together cover
+// [0, n) exactly once, possibly on several threads at the same time.
+//
+// How many threads: at most pool->num_threads() + 1 (the pool's workers plus
+// the caller). A cost model caps it so each shard carries at least
+// kMinShardCostNs of work (n * cost_per_unit_ns estimated); work too small to
+// pay for one wake-up runs inline as fn(0, n) without touching the pool. A
+// null pool or a pool with no workers always runs inline.
+//
+// The caller does not wait for helpers to wake up: it claims and runs any
+// shard nobody has started yet, and waits only for shards already running on
+// other threads. That makes nesting safe — a ParallelFor inside a shard, a
+// worker, or an inter-op thread cannot deadlock — and means a sleeping pool
+// costs the caller one futex wake, not a wake-up latency.
+//
+// Errors: if fn throws, shards not yet started are skipped, and the first
+// exception is re-thrown on the caller once no shard is running any more.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace loom::threading {
+
+class ThreadPool;
+
+// Work below this per shard is not worth waking a thread for. Guess: a
+// futex wake is ~2-5 µs of the caller's time and a blocked worker needs
+// ~10-50 µs to start; bench/threading measures the real numbers.
+inline constexpr double kMinShardCostNs = 10'000;
+
+using RangeFn = std::function<void(int64_t begin, int64_t end)>;
+
+void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const RangeFn& fn);
+
+// The number of threads ParallelFor would use for this much work; exposed
+// so tests and kernels can reason about sharding.
+int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_unit_ns);
+
+}  // namespace loom::threading

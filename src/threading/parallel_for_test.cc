@@ -1,0 +1,229 @@
+#include "threading/parallel_for.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "threading/thread_pool.h"
+
+namespace loom::threading {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Large enough that the cost model always shards.
+constexpr double kExpensive = 1e6;
+
+ThreadPoolOptions Options(int threads, int spin_us = 20) {
+  ThreadPoolOptions options;
+  options.name = "pftest";
+  options.num_threads = threads;
+  options.spin_wait_us = spin_us;
+  return options;
+}
+
+TEST(ParallelFor, EachIndexVisitedOnce) {
+  for (int workers : {0, 1, 3}) {
+    ThreadPool pool(Options(workers));
+    for (int64_t n : {1, 2, 3, 7, 64, 1000, 100003}) {
+      for (double cost : {0.0, 1.0, 100.0, kExpensive}) {
+        std::vector<std::atomic<int>> visits(n);
+        ParallelFor(&pool, n, cost, [&](int64_t begin, int64_t end) {
+          ASSERT_LE(0, begin);
+          ASSERT_LT(begin, end);
+          ASSERT_LE(end, n);
+          for (int64_t i = begin; i < end; ++i) visits[i].fetch_add(1);
+        });
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(visits[i].load(), 1) << "i=" << i << " n=" << n << " workers=" << workers;
+        }
+      }
+    }
+  }
+}
+
+TEST(ParallelFor, MatchesTheSerialLoop) {
+  ThreadPool pool(Options(2));
+  const int64_t n = 1 << 20;
+  std::vector<double> parallel(n), serial(n);
+  auto body = [](int64_t i) { return std::sqrt(static_cast<double>(i)) * 0.5 + i % 7; };
+  ParallelFor(&pool, n, 10.0, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) parallel[i] = body(i);
+  });
+  for (int64_t i = 0; i < n; ++i) serial[i] = body(i);
+  EXPECT_EQ(parallel, serial);
+}
+
+TEST(ParallelFor, EmptyRangeCallsNothing) {
+  ThreadPool pool(Options(1));
+  int calls = 0;
+  ParallelFor(&pool, 0, kExpensive, [&](int64_t, int64_t) { ++calls; });
+  ParallelFor(&pool, -5, kExpensive, [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+// Records the (begin, end, thread) of every call.
+struct CallLog {
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::set<std::thread::id> threads;
+  void Record(int64_t begin, int64_t end) {
+    std::lock_guard lock(mutex);
+    ranges.emplace_back(begin, end);
+    threads.insert(std::this_thread::get_id());
+  }
+};
+
+TEST(ParallelFor, SmallWorkRunsInlineAsOneCall) {
+  ThreadPool pool(Options(3));
+  CallLog log;
+  // 100 units of 1 ns: far below one shard's minimum cost.
+  ParallelFor(&pool, 100, 1.0, [&](int64_t b, int64_t e) { log.Record(b, e); });
+  ASSERT_EQ(log.ranges.size(), 1u);
+  EXPECT_EQ(log.ranges[0], std::make_pair(int64_t{0}, int64_t{100}));
+  EXPECT_EQ(*log.threads.begin(), std::this_thread::get_id());
+  EXPECT_EQ(ParallelForThreadCount(&pool, 100, 1.0), 1);
+}
+
+TEST(ParallelFor, NullOrWorkerlessPoolRunsInline) {
+  ThreadPool empty(Options(0));
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &empty}) {
+    CallLog log;
+    ParallelFor(pool, 1000, kExpensive, [&](int64_t b, int64_t e) { log.Record(b, e); });
+    ASSERT_EQ(log.ranges.size(), 1u);
+    EXPECT_EQ(*log.threads.begin(), std::this_thread::get_id());
+  }
+}
+
+TEST(ParallelFor, CostModelScalesThreadsWithWork) {
+  ThreadPool pool(Options(3));
+  EXPECT_EQ(ParallelForThreadCount(&pool, 10, kMinShardCostNs), 4);  // capped by 3 workers + caller
+  EXPECT_EQ(ParallelForThreadCount(&pool, 2, kMinShardCostNs), 2);   // capped by n
+  EXPECT_EQ(ParallelForThreadCount(&pool, 1000, 2.5 * kMinShardCostNs / 1000), 2);
+  EXPECT_EQ(ParallelForThreadCount(&pool, 1000, 0.0), 1);
+}
+
+TEST(ParallelFor, UsesAtMostWorkersPlusCallerAndTheCallerTakesPart) {
+  ThreadPool pool(Options(2));
+  for (int round = 0; round < 20; ++round) {
+    CallLog log;
+    ParallelFor(&pool, 64, kExpensive, [&](int64_t b, int64_t e) {
+      log.Record(b, e);
+      std::this_thread::sleep_for(200us);
+    });
+    EXPECT_LE(log.threads.size(), 3u);
+    // The caller claims shards itself rather than waiting for helpers.
+    EXPECT_EQ(log.threads.count(std::this_thread::get_id()), 1u);
+  }
+}
+
+TEST(ParallelFor, WorkersReallyShareTheWork) {
+  ThreadPool pool(Options(1));
+  CallLog log;
+  // Each shard sleeps, so the caller cannot finish all of them before the
+  // worker wakes: both threads must take part.
+  ParallelFor(&pool, 8, kExpensive, [&](int64_t b, int64_t e) {
+    log.Record(b, e);
+    std::this_thread::sleep_for(5ms);
+  });
+  EXPECT_EQ(log.threads.size(), 2u);
+}
+
+TEST(ParallelFor, NestedDoesNotDeadlock) {
+  ThreadPool pool(Options(2));
+  std::atomic<int64_t> total{0};
+  ParallelFor(&pool, 8, kExpensive, [&](int64_t b1, int64_t e1) {
+    for (int64_t i = b1; i < e1; ++i) {
+      ParallelFor(&pool, 8, kExpensive, [&](int64_t b2, int64_t e2) {
+        for (int64_t j = b2; j < e2; ++j) {
+          ParallelFor(&pool, 8, kExpensive, [&](int64_t b3, int64_t e3) { total += e3 - b3; });
+        }
+      });
+    }
+  });
+  EXPECT_EQ(total.load(), 8 * 8 * 8);
+}
+
+TEST(ParallelFor, NestedFromInsideWorkersOfBothPoolsDoesNotDeadlock) {
+  ThreadPool intra(Options(1));
+  ThreadPool inter(Options(2));
+  constexpr int kTasks = 200;
+  std::atomic<int> done{0};
+  std::atomic<int64_t> total{0};
+  for (int t = 0; t < kTasks; ++t) {
+    // An inter-op thread calls into the intra pool, and a task of the intra
+    // pool calls ParallelFor on its own pool while it is busy.
+    inter.Schedule([&] {
+      ParallelFor(&intra, 16, kExpensive, [&](int64_t b, int64_t e) { total += e - b; });
+      done.fetch_add(1);
+    });
+    intra.Schedule([&] {
+      ParallelFor(&intra, 16, kExpensive, [&](int64_t b, int64_t e) { total += e - b; });
+      done.fetch_add(1);
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (done.load() < 2 * kTasks && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(done.load(), 2 * kTasks) << "nested ParallelFor did not finish: deadlock";
+  EXPECT_EQ(total.load(), 2 * kTasks * 16);
+}
+
+TEST(ParallelFor, FirstExceptionRethrownAfterEveryRunningShardFinished) {
+  ThreadPool pool(Options(2));
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> running{0};
+    std::atomic<int> ran{0};
+    try {
+      ParallelFor(&pool, 64, kExpensive, [&](int64_t begin, int64_t) {
+        running.fetch_add(1);
+        std::this_thread::sleep_for(100us);
+        ran.fetch_add(1);
+        running.fetch_sub(1);
+        if (begin % 3 == 0) throw std::out_of_range("shard " + std::to_string(begin));
+      });
+      FAIL() << "no exception";
+    } catch (const std::out_of_range& e) {
+      EXPECT_EQ(running.load(), 0) << "a shard was still running when the error surfaced";
+      EXPECT_NE(std::string(e.what()).find("shard "), std::string::npos);
+    }
+    EXPECT_GE(ran.load(), 1);
+  }
+}
+
+TEST(ParallelFor, ExceptionLeavesThePoolUsable) {
+  ThreadPool pool(Options(1));
+  EXPECT_THROW(ParallelFor(&pool, 4, kExpensive,
+                           [](int64_t, int64_t) { throw std::runtime_error("x"); }),
+               std::runtime_error);
+  std::atomic<int64_t> sum{0};
+  ParallelFor(&pool, 100, kExpensive, [&](int64_t b, int64_t e) { sum += e - b; });
+  EXPECT_EQ(sum.load(), 100);
+}
+
+TEST(ParallelFor, ManyConcurrentCallersOnOnePool) {
+  ThreadPool pool(Options(2, 0));
+  std::vector<std::thread> callers;
+  std::atomic<int64_t> total{0};
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int i = 0; i < 300; ++i) {
+        ParallelFor(&pool, 32, kExpensive, [&](int64_t b, int64_t e) { total += e - b; });
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(total.load(), 4 * 300 * 32);
+}
+
+}  // namespace
+}  // namespace loom::threading

@@ -1,0 +1,50 @@
+// Runtime: owns an intra-op and an inter-op pool sized by a resolved
+// threading configuration.
+//
+// The global runtime (GlobalRuntime) is created on first use, which freezes
+// the global configuration. A Runtime can also be built from explicit
+// settings, which is how a session will own private pools.
+//
+// Thread counts (the rule documented in loom/config.h):
+//   intra_op_threads = N → N-1 workers "loom-intra-*"; the thread calling
+//                          ParallelFor is the N-th.
+//   inter_op_threads = M → M workers "loom-inter-*".
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "loom/config.h"
+#include "threading/thread_pool.h"
+#include "threading/threading_config.h"
+
+namespace loom::threading {
+
+class Runtime {
+ public:
+  // Creates both pools. Throws loom::RuntimeError if pinning fails.
+  explicit Runtime(const ResolvedThreading& settings);
+
+  ThreadPool* intra_op_pool() { return intra_.get(); }
+  ThreadPool* inter_op_pool() { return inter_.get(); }
+  const ResolvedThreading& settings() const { return settings_; }
+
+  // Every thread this runtime created, intra-op pool first.
+  std::vector<config::threading::ThreadDescription> threads() const;
+
+ private:
+  ResolvedThreading settings_;
+  std::unique_ptr<ThreadPool> intra_;
+  std::unique_ptr<ThreadPool> inter_;
+};
+
+// The global runtime, started on the first call from GlobalThreadingConfig().
+// Throws (and stays unstarted, so a later call retries) if the configuration
+// is invalid. Thread-safe. Lives until process exit.
+Runtime& GlobalRuntime();
+
+// The global runtime if it has started, else nullptr. Never starts it.
+Runtime* GlobalRuntimeIfStarted();
+
+}  // namespace loom::threading

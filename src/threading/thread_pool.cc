@@ -1,0 +1,219 @@
+#include "threading/thread_pool.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <latch>
+#include <mutex>
+
+#include "base/logging.h"
+#include "loom/errors.h"
+#include "platform/futex.h"
+#include "platform/thread_identity.h"
+
+namespace loom::threading {
+namespace {
+
+// Worker states, also the futex word a sleeping worker blocks on.
+constexpr uint32_t kBusy = 0;      // running a task or looking for one
+constexpr uint32_t kSpinning = 1;  // idle, polling for work
+constexpr uint32_t kSleeping = 2;  // idle, blocked in FutexWait
+
+thread_local const ThreadPool* tls_pool = nullptr;
+thread_local int tls_worker_index = -1;
+
+}  // namespace
+
+// Padded to 128 bytes: x86 prefetches cache-line pairs, and each worker's
+// state word is written by its owner and read by every scheduler.
+struct alignas(128) ThreadPool::Worker {
+  TaskQueue queue;
+  std::atomic<uint32_t> state{kBusy};
+  std::thread thread;
+  WorkerInfo info;
+  std::string start_error;  // written by the worker before the start latch
+};
+
+ThreadPool::ThreadPool(ThreadPoolOptions options) : options_(std::move(options)) {
+  const int n = options_.num_threads;
+  workers_.reserve(n);
+  for (int i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>());
+  std::latch started(n);
+  for (int i = 0; i < n; ++i) {
+    workers_[i]->thread = std::thread([this, i, &started] {
+      Worker& self = *workers_[i];
+      self.info.name = "loom-" + options_.name + "-" + std::to_string(i);
+      self.info.tid = static_cast<int>(gettid());
+      platform::SetCurrentThreadName(self.info.name);
+      if (!options_.cpus.empty()) {
+        try {
+          platform::PinCurrentThread({options_.cpus[i % options_.cpus.size()]});
+        } catch (const std::exception& e) {
+          self.start_error = e.what();
+        }
+      }
+      started.count_down();
+      WorkerMain(i);
+    });
+  }
+  started.wait();
+  for (const auto& worker : workers_) {
+    if (!worker->start_error.empty()) {
+      std::string error = "thread pool '" + options_.name + "': " + worker->start_error;
+      Shutdown();  // joins the workers already running
+      throw RuntimeError(error);
+    }
+  }
+}
+
+ThreadPool::~ThreadPool() { Shutdown(); }
+
+void ThreadPool::Shutdown() {
+  if (stopping_.exchange(true, std::memory_order_seq_cst)) return;  // already stopped
+  for (auto& worker : workers_) {
+    uint32_t expected = kSleeping;
+    if (worker->state.compare_exchange_strong(expected, kBusy)) {
+      platform::FutexWake(worker->state, 1);
+    }
+  }
+  for (auto& worker : workers_) {
+    if (worker->thread.joinable()) worker->thread.join();
+  }
+}
+
+int ThreadPool::CurrentWorkerIndex() const { return tls_pool == this ? tls_worker_index : -1; }
+
+std::vector<WorkerInfo> ThreadPool::workers() const {
+  std::vector<WorkerInfo> infos;
+  for (const auto& worker : workers_) infos.push_back(worker->info);
+  return infos;
+}
+
+void ThreadPool::Schedule(Task task) {
+  if (workers_.empty()) {
+    // Nobody could ever run it; running it here keeps "scheduled work runs"
+    // true for a zero-thread pool.
+    RunTask(task);
+    return;
+  }
+  PushTo(PickWorker(), std::move(task));
+}
+
+int ThreadPool::ScheduleHelpers(int count, const Task& task) {
+  const int n = num_threads();
+  const int self = CurrentWorkerIndex();
+  const uint32_t start = next_worker_.fetch_add(1, std::memory_order_relaxed);
+  std::vector<int> chosen;
+  // First pass takes idle workers, second pass busy ones: an idle worker
+  // starts at once, a busy one only helps if it frees up in time.
+  for (int pass = 0; pass < 2 && static_cast<int>(chosen.size()) < count; ++pass) {
+    for (int k = 0; k < n && static_cast<int>(chosen.size()) < count; ++k) {
+      int i = static_cast<int>((start + k) % n);
+      if (i == self) continue;
+      bool idle = workers_[i]->state.load(std::memory_order_relaxed) != kBusy;
+      if (idle == (pass == 0)) chosen.push_back(i);
+    }
+  }
+  for (int i : chosen) PushTo(i, task);
+  return static_cast<int>(chosen.size());
+}
+
+int ThreadPool::PickWorker() {
+  const int n = num_threads();
+  const uint32_t start = next_worker_.fetch_add(1, std::memory_order_relaxed);
+  for (int k = 0; k < n; ++k) {
+    int i = static_cast<int>((start + k) % n);
+    if (workers_[i]->state.load(std::memory_order_relaxed) != kBusy) return i;
+  }
+  return static_cast<int>(start % n);
+}
+
+void ThreadPool::PushTo(int index, Task task) {
+  workers_[index]->queue.Push(std::move(task));
+  // Seq_cst pairs with the worker's "state = kSleeping; load queued_" below:
+  // either the worker sees this task, or we see it sleeping and wake it.
+  queued_.fetch_add(1, std::memory_order_seq_cst);
+  uint32_t expected = kSleeping;
+  if (workers_[index]->state.compare_exchange_strong(expected, kBusy)) {
+    platform::FutexWake(workers_[index]->state, 1);
+    return;
+  }
+  if (expected == kBusy) {
+    // The target is busy; wake a sleeper so the task can be stolen instead
+    // of waiting behind a long task.
+    for (auto& worker : workers_) {
+      uint32_t sleeping = kSleeping;
+      if (worker->state.compare_exchange_strong(sleeping, kBusy)) {
+        platform::FutexWake(worker->state, 1);
+        return;
+      }
+    }
+  }
+}
+
+bool ThreadPool::TryRunOne(int index) {
+  std::optional<Task> task = workers_[index]->queue.PopFront();
+  const int n = num_threads();
+  for (int k = 1; !task && k < n; ++k) {
+    task = workers_[(index + k) % n]->queue.StealBack();
+  }
+  if (!task) return false;
+  queued_.fetch_sub(1, std::memory_order_seq_cst);
+  workers_[index]->state.store(kBusy, std::memory_order_relaxed);
+  RunTask(*task);
+  return true;
+}
+
+void ThreadPool::RunTask(Task& task) {
+  try {
+    task();
+  } catch (const std::exception& e) {
+    if (failed_tasks_.fetch_add(1, std::memory_order_relaxed) == 0) {
+      base::LogWarning("a task in thread pool '" + options_.name + "' threw: " + e.what() +
+                       " (the worker continues; later failures are only counted)");
+    }
+  } catch (...) {
+    if (failed_tasks_.fetch_add(1, std::memory_order_relaxed) == 0) {
+      base::LogWarning("a task in thread pool '" + options_.name +
+                       "' threw a non-std exception (the worker continues)");
+    }
+  }
+}
+
+void ThreadPool::WorkerMain(int index) {
+  tls_pool = this;
+  tls_worker_index = index;
+  Worker& self = *workers_[index];
+  const auto spin = std::chrono::microseconds(options_.spin_wait_us);
+  while (true) {
+    if (TryRunOne(index)) continue;
+
+    bool found = false;
+    if (spin.count() > 0) {
+      self.state.store(kSpinning, std::memory_order_relaxed);
+      const auto deadline = std::chrono::steady_clock::now() + spin;
+      while (!found && !stopping_.load(std::memory_order_relaxed)) {
+        // Poll the shared counter, not the queues: a load of a line that
+        // stays in cache costs nothing until a producer writes it.
+        for (int k = 0; k < 64 && queued_.load(std::memory_order_relaxed) == 0; ++k) {
+          platform::CpuRelax();
+        }
+        if (queued_.load(std::memory_order_relaxed) > 0) found = TryRunOne(index);
+        if (std::chrono::steady_clock::now() >= deadline) break;
+      }
+    }
+    if (found) continue;
+
+    self.state.store(kSleeping, std::memory_order_seq_cst);
+    if (queued_.load(std::memory_order_seq_cst) > 0) {
+      self.state.store(kBusy, std::memory_order_relaxed);
+      continue;
+    }
+    if (stopping_.load(std::memory_order_seq_cst)) return;
+    while (self.state.load(std::memory_order_acquire) == kSleeping) {
+      platform::FutexWait(self.state, kSleeping);
+    }
+  }
+}
+
+}  // namespace loom::threading

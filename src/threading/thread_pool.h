@@ -1,0 +1,104 @@
+// ThreadPool: a fixed set of named worker threads with one run queue each.
+//
+// Overview of src/threading:
+//   ThreadPool      the only thing in Loom that creates threads (this file)
+//   ParallelFor     splits a loop over a pool; the caller takes part
+//   ThreadingConfig settings + their sources, frozen when the runtime starts
+//   Runtime         owns the global intra-op and inter-op pools
+//
+// Workers take tasks from their own queue first, then steal from the others.
+// When there is nothing to do a worker spins for `spin_wait_us` microseconds
+// (so back-to-back work avoids a ~10-50 µs kernel wake-up), then blocks on a
+// futex. A blocked pool uses no CPU. spin_wait_us = 0 blocks at once.
+//
+// Thread safety: Schedule and ScheduleHelpers may be called from any thread,
+// including the pool's own workers. The destructor must not race with calls
+// from threads outside the pool.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "threading/task_queue.h"
+
+namespace loom::threading {
+
+struct ThreadPoolOptions {
+  // Pool name; worker i is named "loom-<name>-<i>" (e.g. loom-intra-0).
+  std::string name = "pool";
+  // Number of worker threads created; 0 is allowed (every task then runs
+  // only through callers that take part, such as ParallelFor).
+  int num_threads = 1;
+  // How long an idle worker spins before blocking, in microseconds.
+  int spin_wait_us = 0;
+  // When non-empty, worker i is pinned to cpus[i % cpus.size()]. Validate
+  // against the affinity mask before getting here (ThreadingConfig does).
+  std::vector<int> cpus;
+};
+
+struct WorkerInfo {
+  std::string name;  // "loom-intra-0"
+  int tid = 0;       // kernel thread id, as in /proc/self/task
+};
+
+class ThreadPool {
+ public:
+  // Starts every worker and returns once each has named (and pinned) itself,
+  // so the threads are visible as soon as the constructor returns. Throws
+  // loom::RuntimeError if a worker cannot be pinned (no threads are left).
+  explicit ThreadPool(ThreadPoolOptions options);
+
+  // Semantics with queued work: the destructor stops accepting nothing new
+  // from outside but drains — every task already queued (and every task those
+  // tasks schedule) runs to completion before the workers exit and join.
+  ~ThreadPool();
+
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // Queues `task` on an idle worker if there is one, else round-robin. A task
+  // that throws is caught, counted and logged; the worker lives on.
+  void Schedule(Task task);
+
+  // Queues `task` once on each of `count` distinct workers (at most
+  // num_threads(), never the calling worker), preferring idle ones. Used by
+  // ParallelFor to recruit helpers. Returns how many copies were queued.
+  int ScheduleHelpers(int count, const Task& task);
+
+  int num_threads() const { return static_cast<int>(workers_.size()); }
+  int spin_wait_us() const { return options_.spin_wait_us; }
+  const std::string& name() const { return options_.name; }
+
+  // Index of the calling thread among this pool's workers, or -1.
+  int CurrentWorkerIndex() const;
+
+  std::vector<WorkerInfo> workers() const;
+
+  // Tasks that ended by throwing (caught by the worker).
+  uint64_t failed_task_count() const { return failed_tasks_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Worker;
+
+  void Shutdown();
+  void WorkerMain(int index);
+  bool TryRunOne(int index);
+  void RunTask(Task& task);
+  void PushTo(int index, Task task);
+  int PickWorker();
+
+  ThreadPoolOptions options_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  // Tasks sitting in any queue. Lets an idle worker decide in one load
+  // whether scanning the queues is worth it.
+  std::atomic<int64_t> queued_{0};
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint32_t> next_worker_{0};
+  std::atomic<uint64_t> failed_tasks_{0};
+};
+
+}  // namespace loom::threading

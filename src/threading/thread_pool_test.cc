@@ -1,0 +1,222 @@
+#include "threading/thread_pool.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/logging.h"
+#include "loom/errors.h"
+#include "platform/thread_identity.h"
+
+namespace loom::threading {
+namespace {
+
+using namespace std::chrono_literals;
+
+int CountThreadsNamedWithPrefix(const std::string& prefix) {
+  int count = 0;
+  for (const auto& t : platform::ListProcessThreads()) count += t.name.rfind(prefix, 0) == 0;
+  return count;
+}
+
+ThreadPoolOptions Options(const std::string& name, int threads, int spin_us = 0) {
+  ThreadPoolOptions options;
+  options.name = name;
+  options.num_threads = threads;
+  options.spin_wait_us = spin_us;
+  return options;
+}
+
+void WaitFor(const std::atomic<int>& counter, int value) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (counter.load() < value && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100us);
+  }
+}
+
+TEST(ThreadPool, CreatesExactlyNumThreadsAndJoinsThemAll) {
+  const size_t before = platform::ListProcessThreads().size();
+  {
+    ThreadPool pool(Options("exact", 3));
+    EXPECT_EQ(platform::ListProcessThreads().size(), before + 3);
+    EXPECT_EQ(pool.num_threads(), 3);
+  }
+  EXPECT_EQ(platform::ListProcessThreads().size(), before);
+}
+
+TEST(ThreadPool, WorkersAreNamedByPoolAndIndex) {
+  ThreadPool pool(Options("named", 2));
+  std::vector<std::string> names;
+  for (const auto& t : platform::ListProcessThreads()) names.push_back(t.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "loom-named-0"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "loom-named-1"), names.end());
+  ASSERT_EQ(pool.workers().size(), 2u);
+  EXPECT_EQ(pool.workers()[1].name, "loom-named-1");
+  EXPECT_GT(pool.workers()[1].tid, 0);
+}
+
+TEST(ThreadPool, EveryScheduledTaskRunsOnce) {
+  ThreadPool pool(Options("all", 2, 20));
+  constexpr int kTasks = 5000;
+  std::vector<std::atomic<int>> runs(kTasks);
+  std::vector<std::thread> producers;
+  for (int p = 0; p < 4; ++p) {
+    producers.emplace_back([&, p] {
+      for (int i = p; i < kTasks; i += 4) pool.Schedule([&runs, i] { runs[i].fetch_add(1); });
+    });
+  }
+  for (auto& t : producers) t.join();
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  auto all_ran = [&] {
+    return std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r.load() == 1; });
+  };
+  while (!all_ran() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  for (int i = 0; i < kTasks; ++i) ASSERT_EQ(runs[i].load(), 1) << "task " << i;
+}
+
+TEST(ThreadPool, ThrowingTaskDoesNotKillWorker) {
+  std::vector<std::string> logged;
+  std::mutex log_mutex;
+  base::LogSink previous = base::SetLogSinkForTesting([&](std::string_view line) {
+    std::lock_guard lock(log_mutex);
+    logged.emplace_back(line);
+  });
+  {
+    ThreadPool pool(Options("throws", 1));
+    std::atomic<int> after{0};
+    pool.Schedule([] { throw std::runtime_error("boom"); });
+    pool.Schedule([] { throw 42; });
+    for (int i = 0; i < 10; ++i) pool.Schedule([&] { after.fetch_add(1); });
+    WaitFor(after, 10);
+    EXPECT_EQ(after.load(), 10);
+    EXPECT_EQ(pool.failed_task_count(), 2u);
+    EXPECT_EQ(CountThreadsNamedWithPrefix("loom-throws-"), 1);
+  }
+  base::SetLogSinkForTesting(std::move(previous));
+  ASSERT_EQ(logged.size(), 1u);  // the first failure is logged, later ones counted
+  EXPECT_NE(logged[0].find("boom"), std::string::npos);
+}
+
+TEST(ThreadPool, DestructorDrainsQueuedWork) {
+  std::atomic<int> ran{0};
+  {
+    ThreadPool pool(Options("drain", 1));
+    // The single worker is held busy, so everything after it is still queued
+    // when the destructor starts.
+    pool.Schedule([&] {
+      std::this_thread::sleep_for(50ms);
+      ran.fetch_add(1);
+    });
+    for (int i = 0; i < 100; ++i) pool.Schedule([&] { ran.fetch_add(1); });
+  }
+  EXPECT_EQ(ran.load(), 101);
+}
+
+TEST(ThreadPool, TasksScheduledByTasksDuringShutdownStillRun) {
+  std::atomic<int> ran{0};
+  std::function<void(int)> chain;  // declared first: must outlive the pool
+  {
+    ThreadPool pool(Options("chain", 2));
+    chain = [&](int depth) {
+      ran.fetch_add(1);
+      if (depth > 0) pool.Schedule([&, depth] { chain(depth - 1); });
+    };
+    pool.Schedule([&] {
+      std::this_thread::sleep_for(20ms);
+      chain(50);
+    });
+  }
+  EXPECT_EQ(ran.load(), 51);
+}
+
+TEST(ThreadPool, ZeroWorkerPoolRunsScheduledTaskInline) {
+  ThreadPool pool(Options("none", 0));
+  std::thread::id ran_on;
+  pool.Schedule([&] { ran_on = std::this_thread::get_id(); });
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+}
+
+TEST(ThreadPool, IdlePoolWithZeroSpinUsesNoCpu) {
+  ThreadPool pool(Options("idle0", 2, 0));
+  std::atomic<int> ran{0};
+  pool.Schedule([&] { ran.fetch_add(1); });
+  WaitFor(ran, 1);
+  std::this_thread::sleep_for(20ms);  // let the workers go to sleep
+  const double before = platform::ProcessCpuSeconds();
+  std::this_thread::sleep_for(300ms);
+  const double used = platform::ProcessCpuSeconds() - before;
+  // Two spinning workers would burn ~0.6 s here; allow scheduler noise.
+  EXPECT_LT(used, 0.03) << "CPU seconds used by an idle pool over 0.3 s";
+}
+
+TEST(ThreadPool, IdlePoolStopsSpinningAfterSpinTime) {
+  ThreadPool pool(Options("idle1ms", 2, 1000));
+  std::atomic<int> ran{0};
+  pool.Schedule([&] { ran.fetch_add(1); });
+  WaitFor(ran, 1);
+  std::this_thread::sleep_for(20ms);  // 20x the spin time
+  const double before = platform::ProcessCpuSeconds();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
+}
+
+TEST(ThreadPool, PinnedWorkersRunOnlyOnTheirCpu) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  int first_cpu = 0;
+  while (!CPU_ISSET(first_cpu, &allowed)) ++first_cpu;
+  ThreadPoolOptions options = Options("pinned", 2);
+  options.cpus = {first_cpu};
+  ThreadPool pool(options);
+  for (const WorkerInfo& worker : pool.workers()) {
+    cpu_set_t set;
+    ASSERT_EQ(sched_getaffinity(worker.tid, sizeof(set), &set), 0);
+    EXPECT_EQ(CPU_COUNT(&set), 1) << worker.name;
+    EXPECT_TRUE(CPU_ISSET(first_cpu, &set)) << worker.name;
+  }
+}
+
+TEST(ThreadPool, UnpinnableCpuIsAnErrorAndLeavesNoThreads) {
+  const size_t before = platform::ListProcessThreads().size();
+  ThreadPoolOptions options = Options("badpin", 2);
+  options.cpus = {1000};  // beyond any machine this runs on
+  EXPECT_THROW(ThreadPool pool(options), loom::RuntimeError);
+  EXPECT_EQ(platform::ListProcessThreads().size(), before);
+}
+
+TEST(ThreadPool, ScheduleHelpersUsesDistinctWorkersNeverTheCaller) {
+  ThreadPool pool(Options("helpers", 3));
+  std::mutex mutex;
+  std::vector<int> indices;
+  std::atomic<int> done{0};
+  std::latch finished(1);
+  pool.Schedule([&] {
+    const int self = pool.CurrentWorkerIndex();
+    std::atomic<int> helpers_ran{0};
+    const int queued = pool.ScheduleHelpers(5, [&] {
+      std::lock_guard lock(mutex);
+      indices.push_back(pool.CurrentWorkerIndex());
+      helpers_ran.fetch_add(1);
+    });
+    EXPECT_EQ(queued, 2);  // 3 workers minus the caller
+    while (helpers_ran.load() < queued) std::this_thread::yield();
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(std::count(indices.begin(), indices.end(), self), 0);
+    done.store(1);
+    finished.count_down();
+  });
+  finished.wait();
+  EXPECT_EQ(done.load(), 1);
+  EXPECT_EQ(pool.CurrentWorkerIndex(), -1);
+}
+
+}  // namespace
+}  // namespace loom::threading

@@ -1,0 +1,242 @@
+#include "threading/threading_config.h"
+
+#include <algorithm>
+
+#include "base/logging.h"
+#include "loom/errors.h"
+#include "platform/cpu_list.h"
+#include "threading/env_values.h"
+
+namespace loom::threading {
+namespace {
+
+using config::threading::kMaxSpinWaitUs;
+using config::threading::kMaxThreads;
+
+constexpr const char* kIntraVars[] = {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS"};
+constexpr const char* kInterVars[] = {"LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS"};
+constexpr const char* kOtherVars[] = {"OMP_NUM_THREADS",   "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME",
+                                      "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS"};
+
+void ValidateThreadCount(int num_threads, const char* setting) {
+  if (num_threads < 0) {
+    throw InvalidArgumentError("Number of threads must be positive, got " +
+                               std::to_string(num_threads) + " for " + setting +
+                               " (0 means automatic)");
+  }
+  if (num_threads > kMaxThreads) {
+    throw InvalidArgumentError("Number of threads must be at most " + std::to_string(kMaxThreads) +
+                               ", got " + std::to_string(num_threads) + " for " + setting);
+  }
+}
+
+// Parses every variable that is set, so an invalid one is refused even when
+// another variable outranks it: a typo must never go unnoticed.
+void ValidateEnvironment(const std::map<std::string, std::string>& env) {
+  for (const auto& [name, text] : env) {
+    if (name == "OMP_NUM_THREADS") {
+      ParseOmpNumThreads(text);
+    } else if (name == "LOOM_SPIN_WAIT_US") {
+      ParseSpinWaitUs(text);
+    } else if (name == "KMP_BLOCKTIME") {
+      ParseKmpBlocktime(text);
+    } else if (name == "LOOM_INTRAOP_CPUS" || name == "LOOM_INTEROP_CPUS") {
+      ParseCpuListVariable(name, text);
+    } else {
+      ParseThreadCountVariable(name, text);
+    }
+  }
+}
+
+}  // namespace
+
+int AutoInterOpThreads(int usable_cpus) { return usable_cpus >= 2 ? 2 : 1; }
+
+ThreadingConfig::ThreadingConfig(const Environment& environment,
+                                 const platform::SystemProbe& probe)
+    : cpu_(platform::DetectCpuFacts(probe)) {
+  auto snapshot = [&](const char* name) {
+    if (auto value = environment.Get(name)) env_[name] = *value;
+  };
+  for (const char* name : kIntraVars) snapshot(name);
+  for (const char* name : kInterVars) snapshot(name);
+  for (const char* name : kOtherVars) snapshot(name);
+}
+
+std::optional<std::pair<std::string, std::string>> ThreadingConfig::FirstSet(
+    std::initializer_list<const char*> names) const {
+  for (const char* name : names) {
+    auto it = env_.find(name);
+    if (it != env_.end()) return *it;
+  }
+  return std::nullopt;
+}
+
+ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
+  ValidateEnvironment(env_);
+  ResolvedThreading r;
+  r.cpu = cpu_;
+  const int usable = cpu_.usable;
+
+  if (auto var = FirstSet({kIntraVars[0], kIntraVars[1]})) {
+    const int n = ParseThreadCountVariable(var->first, var->second);
+    r.intra_op_threads = {n == 0 ? usable : n, "env:" + var->first};
+  } else if (api.intra_op_threads.value_or(0) > 0) {
+    r.intra_op_threads = {*api.intra_op_threads, "api"};
+  } else if (auto omp = FirstSet({"OMP_NUM_THREADS"})) {
+    r.intra_op_threads = {ParseOmpNumThreads(omp->second), "env:OMP_NUM_THREADS"};
+  } else {
+    r.intra_op_threads = {usable, "auto"};
+  }
+
+  if (auto var = FirstSet({kInterVars[0], kInterVars[1]})) {
+    const int n = ParseThreadCountVariable(var->first, var->second);
+    r.inter_op_threads = {n == 0 ? AutoInterOpThreads(usable) : n, "env:" + var->first};
+  } else if (api.inter_op_threads.value_or(0) > 0) {
+    r.inter_op_threads = {*api.inter_op_threads, "api"};
+  } else {
+    r.inter_op_threads = {AutoInterOpThreads(usable), "auto"};
+  }
+
+  if (auto var = FirstSet({"LOOM_SPIN_WAIT_US"})) {
+    r.spin_wait_us = {ParseSpinWaitUs(var->second), "env:LOOM_SPIN_WAIT_US"};
+  } else if (auto kmp = FirstSet({"KMP_BLOCKTIME"})) {
+    r.spin_wait_us = {ParseKmpBlocktime(kmp->second), "env:KMP_BLOCKTIME"};
+  } else if (api.spin_wait_us) {
+    r.spin_wait_us = {*api.spin_wait_us, "api"};
+  } else {
+    r.spin_wait_us = {kDefaultSpinWaitUs, "auto"};
+  }
+
+  auto resolve_cpus = [&](const char* var_name,
+                          const std::optional<std::vector<int>>& from_api) -> CpuAffinitySetting {
+    if (auto var = FirstSet({var_name})) {
+      std::vector<int> cpus = ParseCpuListVariable(var->first, var->second);
+      ValidateCpus(cpus, std::string("environment variable ") + var_name);
+      return {cpus, "env:" + var->first};
+    }
+    if (from_api && !from_api->empty()) return {*from_api, "api"};
+    return {{}, "auto"};
+  };
+  r.intra_op_cpus = resolve_cpus("LOOM_INTRAOP_CPUS", api.intra_op_cpus);
+  r.inter_op_cpus = resolve_cpus("LOOM_INTEROP_CPUS", api.inter_op_cpus);
+  return r;
+}
+
+void ThreadingConfig::ValidateCpus(const std::vector<int>& cpus, const std::string& what) const {
+  for (int cpu : cpus) {
+    if (!std::binary_search(cpu_.affinity_cpus.begin(), cpu_.affinity_cpus.end(), cpu)) {
+      throw InvalidArgumentError("CPU " + std::to_string(cpu) + " in " + what +
+                                 " is not in this process's affinity mask (allowed CPUs: " +
+                                 platform::FormatCpuList(cpu_.affinity_cpus) + ")");
+    }
+  }
+}
+
+void ThreadingConfig::WarnIfOverridden(std::initializer_list<const char*> names,
+                                       const std::string& call) const {
+  std::optional<std::pair<std::string, std::string>> var;
+  {
+    std::lock_guard lock(mutex_);
+    var = FirstSet(names);
+  }
+  if (var) {
+    base::LogWarning(call + " has no effect: environment variable " + var->first + "=" +
+                     var->second + " takes precedence");
+  }
+}
+
+template <typename Change, typename Field>
+void ThreadingConfig::Update(Change change, Field field, const char* frozen_message) {
+  std::lock_guard lock(mutex_);
+  ApiValues next = api_;
+  change(next);
+  if (frozen_) {
+    if (!(field(ResolveLocked(next)) == field(*frozen_))) throw RuntimeError(frozen_message);
+    return;
+  }
+  api_ = std::move(next);
+}
+
+void ThreadingConfig::SetIntraOpThreads(int num_threads) {
+  ValidateThreadCount(num_threads, "intra_op_parallelism_threads");
+  WarnIfOverridden({kIntraVars[0], kIntraVars[1]},
+                   "set_intra_op_parallelism_threads(" + std::to_string(num_threads) + ")");
+  Update([&](ApiValues& api) { api.intra_op_threads = num_threads; },
+         [](const ResolvedThreading& r) { return r.intra_op_threads.value; },
+         "Intra op parallelism cannot be modified after initialization.");
+}
+
+void ThreadingConfig::SetInterOpThreads(int num_threads) {
+  ValidateThreadCount(num_threads, "inter_op_parallelism_threads");
+  WarnIfOverridden({kInterVars[0], kInterVars[1]},
+                   "set_inter_op_parallelism_threads(" + std::to_string(num_threads) + ")");
+  Update([&](ApiValues& api) { api.inter_op_threads = num_threads; },
+         [](const ResolvedThreading& r) { return r.inter_op_threads.value; },
+         "Inter op parallelism cannot be modified after initialization.");
+}
+
+void ThreadingConfig::SetSpinWaitUs(int microseconds) {
+  if (microseconds < 0 || microseconds > kMaxSpinWaitUs) {
+    throw InvalidArgumentError("Spin wait must be from 0 to " + std::to_string(kMaxSpinWaitUs) +
+                               " microseconds, got " + std::to_string(microseconds));
+  }
+  WarnIfOverridden({"LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME"},
+                   "set_spin_wait_us(" + std::to_string(microseconds) + ")");
+  Update([&](ApiValues& api) { api.spin_wait_us = microseconds; },
+         [](const ResolvedThreading& r) { return r.spin_wait_us.value; },
+         "Spin wait cannot be modified after initialization.");
+}
+
+void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus) {
+  ValidateCpus(cpus, "intra_op_cpu_affinity");
+  WarnIfOverridden({"LOOM_INTRAOP_CPUS"}, "set_intra_op_cpu_affinity(" +
+                                              platform::FormatCpuList(cpus) + ")");
+  Update([&](ApiValues& api) { api.intra_op_cpus = cpus; },
+         [](const ResolvedThreading& r) { return r.intra_op_cpus.cpus; },
+         "Intra op CPU affinity cannot be modified after initialization.");
+}
+
+void ThreadingConfig::SetInterOpCpus(const std::vector<int>& cpus) {
+  ValidateCpus(cpus, "inter_op_cpu_affinity");
+  WarnIfOverridden({"LOOM_INTEROP_CPUS"}, "set_inter_op_cpu_affinity(" +
+                                              platform::FormatCpuList(cpus) + ")");
+  Update([&](ApiValues& api) { api.inter_op_cpus = cpus; },
+         [](const ResolvedThreading& r) { return r.inter_op_cpus.cpus; },
+         "Inter op CPU affinity cannot be modified after initialization.");
+}
+
+ResolvedThreading ThreadingConfig::Resolve() const {
+  std::lock_guard lock(mutex_);
+  if (frozen_) return *frozen_;
+  return ResolveLocked(api_);
+}
+
+ResolvedThreading ThreadingConfig::Freeze() {
+  std::lock_guard lock(mutex_);
+  if (frozen_) return *frozen_;
+  frozen_ = ResolveLocked(api_);
+  const int usable = frozen_->cpu.usable;
+  for (const auto& [name, setting] :
+       {std::pair{"intra_op_parallelism_threads", frozen_->intra_op_threads},
+        std::pair{"inter_op_parallelism_threads", frozen_->inter_op_threads}}) {
+    if (setting.value > usable) {
+      base::LogWarning(std::string(name) + "=" + std::to_string(setting.value) + " (" +
+                       setting.source + ") exceeds the " + std::to_string(usable) +
+                       " usable CPUs: threads will compete for CPUs (oversubscription)");
+    }
+  }
+  return *frozen_;
+}
+
+bool ThreadingConfig::frozen() const {
+  std::lock_guard lock(mutex_);
+  return frozen_.has_value();
+}
+
+ThreadingConfig& GlobalThreadingConfig() {
+  static ThreadingConfig config(ProcessEnvironment(), platform::RealSystemProbe());
+  return config;
+}
+
+}  // namespace loom::threading

@@ -1,0 +1,99 @@
+// ThreadingConfig: the settings behind loom::config::threading, their
+// sources, and the freeze when the runtime starts.
+//
+// One instance backs the public API (GlobalThreadingConfig); tests build
+// their own with a fake Environment and SystemProbe, so every rule can be
+// checked in one process without touching the real environment.
+//
+// Thread-safe: every method may be called concurrently.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loom/config.h"
+#include "platform/cpu_facts.h"
+#include "platform/system_probe.h"
+#include "threading/environment.h"
+
+namespace loom::threading {
+
+using config::threading::CpuAffinitySetting;
+using config::threading::Setting;
+
+// Every effective value, resolved exactly as the pools will be sized.
+struct ResolvedThreading {
+  Setting intra_op_threads;
+  Setting inter_op_threads;
+  Setting spin_wait_us;
+  CpuAffinitySetting intra_op_cpus;
+  CpuAffinitySetting inter_op_cpus;
+  platform::CpuFacts cpu;
+};
+
+// The automatic inter-op count for `usable` CPUs (see docs/threading.md for
+// the measurements behind it).
+int AutoInterOpThreads(int usable_cpus);
+
+// The automatic spin time, in microseconds.
+inline constexpr int kDefaultSpinWaitUs = 50;
+
+class ThreadingConfig {
+ public:
+  // Reads every variable it will ever use from `environment` and detects the
+  // CPU facts now, once; later changes to either are not seen.
+  ThreadingConfig(const Environment& environment, const platform::SystemProbe& probe);
+
+  void SetIntraOpThreads(int num_threads);
+  void SetInterOpThreads(int num_threads);
+  void SetSpinWaitUs(int microseconds);
+  void SetIntraOpCpus(const std::vector<int>& cpus);
+  void SetInterOpCpus(const std::vector<int>& cpus);
+
+  // The values in force (frozen ones once frozen). Throws
+  // loom::InvalidArgumentError if an environment variable is invalid.
+  ResolvedThreading Resolve() const;
+
+  // Resolves, then refuses every later change of a value. Idempotent: later
+  // calls return the values frozen by the first. Logs an oversubscription
+  // warning once when a pool is larger than the usable CPUs.
+  ResolvedThreading Freeze();
+
+  bool frozen() const;
+
+ private:
+  // What the API asked for; nullopt = never called (or 0 = automatic).
+  struct ApiValues {
+    std::optional<int> intra_op_threads;
+    std::optional<int> inter_op_threads;
+    std::optional<int> spin_wait_us;
+    std::optional<std::vector<int>> intra_op_cpus;
+    std::optional<std::vector<int>> inter_op_cpus;
+  };
+
+  ResolvedThreading ResolveLocked(const ApiValues& api) const;
+  // The first of `names` that is set in the environment snapshot, if any.
+  std::optional<std::pair<std::string, std::string>> FirstSet(
+      std::initializer_list<const char*> names) const;
+  // Applies `change` to a copy of the API values; before the freeze that
+  // copy becomes current, after it the change must leave `field` unchanged.
+  template <typename Change, typename Field>
+  void Update(Change change, Field field, const char* frozen_message);
+  void WarnIfOverridden(std::initializer_list<const char*> names, const std::string& call) const;
+  void ValidateCpus(const std::vector<int>& cpus, const std::string& what) const;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string> env_;  // only the variables that are set
+  platform::CpuFacts cpu_;
+  ApiValues api_;
+  std::optional<ResolvedThreading> frozen_;
+};
+
+// The configuration behind loom::config::threading, reading the process
+// environment and the real machine on first use.
+ThreadingConfig& GlobalThreadingConfig();
+
+}  // namespace loom::threading

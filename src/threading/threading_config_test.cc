@@ -1,0 +1,374 @@
+#include "threading/threading_config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/logging.h"
+#include "loom/errors.h"
+#include "platform/testing/fake_system_probe.h"
+
+namespace loom::threading {
+namespace {
+
+using platform::FakeSystemProbe;
+
+// A host with `online` CPUs (one core each) of which `affinity` are usable,
+// in cgroup v2 /job whose cpu.max is `cpu_max`.
+FakeSystemProbe Host(int online, std::vector<int> affinity, const std::string& cpu_max) {
+  FakeSystemProbe probe;
+  probe.online = online;
+  probe.affinity = affinity;
+  for (int cpu = 0; cpu < online; ++cpu) {
+    probe.files["/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
+                "/topology/thread_siblings_list"] = std::to_string(cpu) + "\n";
+  }
+  probe.files["/proc/self/cgroup"] = "0::/job\n";
+  probe.files["/proc/self/mountinfo"] =
+      "30 1 0:26 / /sys/fs/cgroup rw shared:4 - cgroup2 cgroup2 rw\n";
+  probe.files["/sys/fs/cgroup/job/cpu.max"] = cpu_max + "\n";
+  return probe;
+}
+
+FakeSystemProbe TwoCpuHost() { return Host(2, {0, 1}, "max 100000"); }
+
+// Captures warnings for the lifetime of the object.
+class CapturedWarnings {
+ public:
+  CapturedWarnings() {
+    previous_ = base::SetLogSinkForTesting([this](std::string_view line) {
+      lines.emplace_back(line);
+    });
+  }
+  ~CapturedWarnings() { base::SetLogSinkForTesting(std::move(previous_)); }
+  std::vector<std::string> lines;
+
+ private:
+  base::LogSink previous_;
+};
+
+std::string MessageOf(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+TEST(Config, AutomaticIntraIsUsableCpusOfAQuotaLimitedHost) {
+  FakeSystemProbe probe = Host(64, [] {
+    std::vector<int> all(64);
+    for (int i = 0; i < 64; ++i) all[i] = i;
+    return all;
+  }(), "300000 100000");
+  ThreadingConfig config(MapEnvironment({}), probe);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 3);
+  EXPECT_EQ(r.intra_op_threads.source, "auto");
+  EXPECT_EQ(r.cpu.usable, 3);
+}
+
+TEST(Config, AutomaticIntraFollowsSparseCpuset) {
+  FakeSystemProbe probe = Host(8, {0, 5, 7}, "max 100000");
+  ThreadingConfig config(MapEnvironment({}), probe);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 3);
+}
+
+TEST(Config, AutomaticInterFollowsDocumentedRule) {
+  FakeSystemProbe one = Host(4, {2}, "max 100000");
+  EXPECT_EQ(ThreadingConfig(MapEnvironment({}), one).Resolve().inter_op_threads.value,
+            AutoInterOpThreads(1));
+  EXPECT_EQ(ThreadingConfig(MapEnvironment({}), TwoCpuHost()).Resolve().inter_op_threads.value,
+            AutoInterOpThreads(2));
+  EXPECT_EQ(AutoInterOpThreads(1), 1);
+}
+
+TEST(Config, GettersNeverReturnZero) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetIntraOpThreads(0);
+  config.SetInterOpThreads(0);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 2);
+  EXPECT_GE(r.inter_op_threads.value, 1);
+  EXPECT_EQ(r.intra_op_threads.source, "auto");
+}
+
+TEST(Config, ApiCallSetsValueWithApiSource) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetIntraOpThreads(1);
+  config.SetInterOpThreads(3);
+  config.SetSpinWaitUs(0);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 1);
+  EXPECT_EQ(r.intra_op_threads.source, "api");
+  EXPECT_EQ(r.inter_op_threads.value, 3);
+  EXPECT_EQ(r.spin_wait_us.value, 0);
+  EXPECT_EQ(r.spin_wait_us.source, "api");
+}
+
+TEST(Config, NegativeCountThrowsNamingTheValue) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  EXPECT_THROW(config.SetIntraOpThreads(-3), InvalidArgumentError);
+  std::string message = MessageOf([&] { config.SetInterOpThreads(-7); });
+  EXPECT_NE(message.find("Number of threads must be positive"), std::string::npos) << message;
+  EXPECT_NE(message.find("-7"), std::string::npos) << message;
+  EXPECT_EQ(config.Resolve().inter_op_threads.source, "auto");  // nothing changed
+}
+
+TEST(Config, CountAboveMaximumThrows) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  EXPECT_NO_THROW(config.SetIntraOpThreads(4096));
+  std::string message = MessageOf([&] { config.SetIntraOpThreads(4097); });
+  EXPECT_NE(message.find("4097"), std::string::npos) << message;
+  EXPECT_THROW(config.SetInterOpThreads(1 << 30), InvalidArgumentError);
+}
+
+TEST(Config, SpinOutOfRangeThrows) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  EXPECT_THROW(config.SetSpinWaitUs(-1), InvalidArgumentError);
+  EXPECT_THROW(config.SetSpinWaitUs(config::threading::kMaxSpinWaitUs + 1), InvalidArgumentError);
+}
+
+TEST(Config, EnvOutranksApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(
+      MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "3"}, {"LOOM_NUM_INTEROP_THREADS", "5"}}),
+      probe);
+  CapturedWarnings warnings;
+  config.SetIntraOpThreads(1);
+  config.SetInterOpThreads(1);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 3);
+  EXPECT_EQ(r.intra_op_threads.source, "env:LOOM_NUM_INTRAOP_THREADS");
+  EXPECT_EQ(r.inter_op_threads.value, 5);
+  EXPECT_EQ(r.inter_op_threads.source, "env:LOOM_NUM_INTEROP_THREADS");
+  ASSERT_EQ(warnings.lines.size(), 2u);  // one per overridden call
+  EXPECT_NE(warnings.lines[0].find("LOOM_NUM_INTRAOP_THREADS=3"), std::string::npos)
+      << warnings.lines[0];
+  EXPECT_NE(warnings.lines[1].find("LOOM_NUM_INTEROP_THREADS=5"), std::string::npos)
+      << warnings.lines[1];
+}
+
+TEST(Config, OverriddenApiCallStillValidatesItsArgument) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "3"}}), probe);
+  EXPECT_THROW(config.SetIntraOpThreads(-1), InvalidArgumentError);
+}
+
+TEST(Config, EnvZeroMeansAutomaticAndStillOutranksApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "0"}}), probe);
+  CapturedWarnings warnings;
+  config.SetIntraOpThreads(1);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 2);
+  EXPECT_EQ(config.Resolve().intra_op_threads.source, "env:LOOM_NUM_INTRAOP_THREADS");
+}
+
+TEST(Config, LoomVariableWinsOverTensorFlowAlias) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "3"},
+                                         {"TF_NUM_INTRAOP_THREADS", "7"},
+                                         {"LOOM_NUM_INTEROP_THREADS", "2"},
+                                         {"TF_NUM_INTEROP_THREADS", "6"}}),
+                         probe);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 3);
+  EXPECT_EQ(r.inter_op_threads.value, 2);
+}
+
+TEST(Config, TensorFlowAliasAloneOutranksApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(
+      MapEnvironment({{"TF_NUM_INTRAOP_THREADS", "7"}, {"TF_NUM_INTEROP_THREADS", "6"}}), probe);
+  CapturedWarnings warnings;
+  config.SetIntraOpThreads(1);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 7);
+  EXPECT_EQ(r.intra_op_threads.source, "env:TF_NUM_INTRAOP_THREADS");
+  EXPECT_EQ(r.inter_op_threads.source, "env:TF_NUM_INTEROP_THREADS");
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("TF_NUM_INTRAOP_THREADS=7"), std::string::npos);
+}
+
+TEST(Config, OmpNumThreadsIsFallbackBelowApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"OMP_NUM_THREADS", "4,2"}}), probe);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 4);
+  EXPECT_EQ(config.Resolve().intra_op_threads.source, "env:OMP_NUM_THREADS");
+  EXPECT_EQ(config.Resolve().inter_op_threads.source, "auto");  // OMP only governs intra
+  CapturedWarnings warnings;
+  config.SetIntraOpThreads(1);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 1);
+  EXPECT_EQ(config.Resolve().intra_op_threads.source, "api");
+  EXPECT_TRUE(warnings.lines.empty());  // the API outranks OMP: nothing overridden
+}
+
+TEST(Config, OmpNumThreadsLosesToLoomVariable) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(
+      MapEnvironment({{"OMP_NUM_THREADS", "4"}, {"LOOM_NUM_INTRAOP_THREADS", "1"}}), probe);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 1);
+}
+
+TEST(Config, InvalidEnvValueRefusesToStartNamingVariableAndValue) {
+  FakeSystemProbe probe = TwoCpuHost();
+  for (const char* name : {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS",
+                           "LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS",
+                           "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME"}) {
+    for (const char* value : {"abc", "-2", "4x", "", "99999999999999999999"}) {
+      ThreadingConfig config(MapEnvironment({{name, value}}), probe);
+      std::string message = MessageOf([&] { config.Freeze(); });
+      EXPECT_NE(message.find(std::string(name) + "='" + value + "'"), std::string::npos)
+          << message;
+      EXPECT_FALSE(config.frozen());
+      EXPECT_THROW(config.Resolve(), InvalidArgumentError);
+    }
+  }
+}
+
+TEST(Config, InvalidVariableIsRefusedEvenWhenOutranked) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(
+      MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "2"}, {"TF_NUM_INTRAOP_THREADS", "two"}}),
+      probe);
+  EXPECT_THROW(config.Freeze(), InvalidArgumentError);
+}
+
+TEST(Config, EnvironmentIsReadOnceAtConstruction) {
+  class ChangingEnvironment : public Environment {
+   public:
+    std::optional<std::string> Get(const std::string& name) const override {
+      if (name != "LOOM_NUM_INTRAOP_THREADS") return std::nullopt;
+      ++reads;
+      return std::to_string(reads);
+    }
+    mutable int reads = 0;
+  } environment;
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(environment, probe);
+  const int reads_after_construction = environment.reads;
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 1);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 1);
+  EXPECT_EQ(environment.reads, reads_after_construction);
+}
+
+TEST(Config, SpinFromLoomVariableOutranksKmpBlocktimeAndApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(
+      MapEnvironment({{"LOOM_SPIN_WAIT_US", "70"}, {"KMP_BLOCKTIME", "3"}}), probe);
+  CapturedWarnings warnings;
+  config.SetSpinWaitUs(5);
+  EXPECT_EQ(config.Resolve().spin_wait_us.value, 70);
+  EXPECT_EQ(config.Resolve().spin_wait_us.source, "env:LOOM_SPIN_WAIT_US");
+  EXPECT_EQ(warnings.lines.size(), 1u);
+}
+
+TEST(Config, KmpBlocktimeZeroMeansNoSpinning) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"KMP_BLOCKTIME", "0"}}), probe);
+  EXPECT_EQ(config.Resolve().spin_wait_us.value, 0);
+  EXPECT_EQ(config.Resolve().spin_wait_us.source, "env:KMP_BLOCKTIME");
+  ThreadingConfig millis(MapEnvironment({{"KMP_BLOCKTIME", "2"}}), probe);
+  EXPECT_EQ(millis.Resolve().spin_wait_us.value, 2000);
+}
+
+TEST(Config, DefaultSpinIsAutomatic) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  EXPECT_EQ(config.Resolve().spin_wait_us.value, kDefaultSpinWaitUs);
+  EXPECT_EQ(config.Resolve().spin_wait_us.source, "auto");
+}
+
+TEST(Config, ChangeAfterStartThrowsTensorFlowText) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetIntraOpThreads(2);
+  config.Freeze();
+  EXPECT_EQ(MessageOf([&] { config.SetIntraOpThreads(1); }),
+            "Intra op parallelism cannot be modified after initialization.");
+  EXPECT_EQ(MessageOf([&] { config.SetInterOpThreads(7); }),
+            "Inter op parallelism cannot be modified after initialization.");
+  EXPECT_THROW(config.SetInterOpThreads(7), RuntimeError);
+  EXPECT_THROW(config.SetSpinWaitUs(1234), RuntimeError);
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 2);
+}
+
+TEST(Config, SameValueAfterStartIsOk) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetIntraOpThreads(2);
+  ResolvedThreading frozen = config.Freeze();
+  EXPECT_NO_THROW(config.SetIntraOpThreads(2));
+  // The automatic values, asked for explicitly or by 0, change nothing either.
+  EXPECT_NO_THROW(config.SetInterOpThreads(frozen.inter_op_threads.value));
+  EXPECT_NO_THROW(config.SetInterOpThreads(0));
+  EXPECT_NO_THROW(config.SetSpinWaitUs(frozen.spin_wait_us.value));
+}
+
+TEST(Config, EnvOverriddenCallAfterStartIsNotAnError) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "1"}}), probe);
+  config.Freeze();
+  CapturedWarnings warnings;
+  EXPECT_NO_THROW(config.SetIntraOpThreads(5));  // changes nothing: env wins
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 1);
+  EXPECT_EQ(warnings.lines.size(), 1u);
+}
+
+TEST(Config, InvalidValueAfterStartIsInvalidArgument) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.Freeze();
+  EXPECT_THROW(config.SetIntraOpThreads(-1), InvalidArgumentError);
+}
+
+TEST(Config, OversubscriptionWarnsOnceButIsAllowed) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetIntraOpThreads(8);
+  CapturedWarnings warnings;
+  EXPECT_EQ(config.Freeze().intra_op_threads.value, 8);
+  config.Freeze();
+  config.Resolve();
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("oversubscription"), std::string::npos) << warnings.lines[0];
+}
+
+TEST(Config, NoOversubscriptionWarningWithinUsableCpus) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  CapturedWarnings warnings;
+  config.Freeze();
+  EXPECT_TRUE(warnings.lines.empty());
+}
+
+TEST(Config, PinningOutsideAffinityMaskIsRejectedAtConfigurationTime) {
+  FakeSystemProbe probe = Host(8, {0, 5, 7}, "max 100000");
+  ThreadingConfig config(MapEnvironment({}), probe);
+  std::string message = MessageOf([&] { config.SetIntraOpCpus({5, 1}); });
+  EXPECT_NE(message.find("CPU 1"), std::string::npos) << message;
+  EXPECT_NE(message.find("0,5,7"), std::string::npos) << message;
+  EXPECT_THROW(config.SetInterOpCpus({8}), InvalidArgumentError);
+  config.SetIntraOpCpus({5, 7});
+  EXPECT_EQ(config.Resolve().intra_op_cpus.cpus, (std::vector<int>{5, 7}));
+  EXPECT_EQ(config.Resolve().intra_op_cpus.source, "api");
+  EXPECT_TRUE(config.Resolve().inter_op_cpus.cpus.empty());
+}
+
+TEST(Config, PinningVariableIsValidatedAgainstAffinityMask) {
+  FakeSystemProbe probe = Host(8, {0, 5, 7}, "max 100000");
+  ThreadingConfig bad(MapEnvironment({{"LOOM_INTEROP_CPUS", "0-1"}}), probe);
+  EXPECT_THROW(bad.Freeze(), InvalidArgumentError);
+  ThreadingConfig good(MapEnvironment({{"LOOM_INTEROP_CPUS", "5,7"}}), probe);
+  EXPECT_EQ(good.Freeze().inter_op_cpus.source, "env:LOOM_INTEROP_CPUS");
+}
+
+}  // namespace
+}  // namespace loom::threading

@@ -1,0 +1,35 @@
+// loom: a thin dispatcher. Each subcommand lives in its own file; errors from
+// any of them become one line on stderr and exit status 1 (2 for usage).
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: loom [threads [--json] [--intra N] [--inter N] [--spin-us N]]\n"
+    "  threads   start the runtime and print the threading configuration in force\n"
+    "            and the threads it created (also the default with no arguments)\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string command = args.empty() ? "threads" : args.front();
+  if (!args.empty()) args.erase(args.begin());
+  try {
+    if (command == "threads") return loom::cli::ThreadsCommand(args);
+    if (command == "-h" || command == "--help" || command == "help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "loom: unknown command '%s'\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "loom: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,101 @@
+// `loom threads`: applies flags as API calls (so environment variables still
+// outrank them), starts the runtime, and prints what is in force.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "base/parse_number.h"
+#include "commands.h"
+#include "loom/config.h"
+#include "loom/errors.h"
+#include "loom/runtime.h"
+#include "platform/cpu_list.h"
+#include "platform/thread_identity.h"
+
+namespace loom::cli {
+namespace {
+
+namespace threading = config::threading;
+
+struct ThreadsFlags {
+  bool json = false;
+  std::optional<int> intra, inter, spin_us;
+};
+
+int FlagValue(const std::vector<std::string>& args, size_t& i) {
+  const std::string& flag = args[i];
+  if (i + 1 >= args.size()) throw InvalidArgumentError(flag + " needs a value");
+  const std::string& text = args[++i];
+  std::optional<int64_t> value = base::ParseInt64(text);
+  if (!value || *value < INT32_MIN || *value > INT32_MAX) {
+    throw InvalidArgumentError(flag + " expects an integer, got '" + text + "'");
+  }
+  return static_cast<int>(*value);
+}
+
+ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
+  ThreadsFlags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      flags.json = true;
+    } else if (args[i] == "--intra") {
+      flags.intra = FlagValue(args, i);
+    } else if (args[i] == "--inter") {
+      flags.inter = FlagValue(args, i);
+    } else if (args[i] == "--spin-us") {
+      flags.spin_us = FlagValue(args, i);
+    } else {
+      throw InvalidArgumentError("loom threads: unknown argument '" + args[i] + "'");
+    }
+  }
+  return flags;
+}
+
+void PrintText(const threading::Description& d) {
+  auto line = [](const char* name, const threading::Setting& s) {
+    std::printf("%-30s %6d   (%s)\n", name, s.value, s.source.c_str());
+  };
+  line("intra_op_parallelism_threads", d.intra_op_parallelism_threads);
+  line("inter_op_parallelism_threads", d.inter_op_parallelism_threads);
+  line("spin_wait_us", d.spin_wait_us);
+  for (const auto& [name, s] : {std::pair{"intra_op_cpu_affinity", d.intra_op_cpu_affinity},
+                                std::pair{"inter_op_cpu_affinity", d.inter_op_cpu_affinity}}) {
+    std::string cpus = s.cpus.empty() ? "not pinned" : platform::FormatCpuList(s.cpus);
+    std::printf("%-30s %6s   (%s)\n", name, cpus.c_str(), s.source.c_str());
+  }
+  std::string quota = d.cpu.cgroup_quota ? std::to_string(*d.cpu.cgroup_quota) : "none";
+  std::printf("cpu: %d logical, affinity %d (%s), cgroup quota %s, %d physical cores -> %d usable\n",
+              d.cpu.logical, d.cpu.affinity, platform::FormatCpuList(d.cpu.affinity_cpus).c_str(),
+              quota.c_str(), d.cpu.physical_cores, d.cpu.usable);
+  for (const std::string& note : d.cpu.notes) std::printf("  note: %s\n", note.c_str());
+  std::printf("threads created by loom: %zu\n", d.threads.size());
+  for (const auto& t : d.threads) {
+    std::printf("  %-16s %-9s tid %d\n", t.name.c_str(), t.pool.c_str(), t.tid);
+  }
+  std::printf("threads in this process: %zu (the main thread included)\n",
+              platform::ListProcessThreads().size());
+}
+
+}  // namespace
+
+int ThreadsCommand(const std::vector<std::string>& args) {
+  const ThreadsFlags flags = ParseFlags(args);
+  if (flags.intra) threading::set_intra_op_parallelism_threads(*flags.intra);
+  if (flags.inter) threading::set_inter_op_parallelism_threads(*flags.inter);
+  if (flags.spin_us) threading::set_spin_wait_us(*flags.spin_us);
+  start_runtime();
+  const threading::Description d = threading::describe();
+  if (!flags.json) {
+    PrintText(d);
+    return 0;
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(d.to_json());
+  nlohmann::ordered_json process_threads = nlohmann::ordered_json::array();
+  for (const auto& t : platform::ListProcessThreads()) process_threads.push_back(t.name);
+  j["process_threads"] = process_threads;
+  std::printf("%s\n", j.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace loom::cli
