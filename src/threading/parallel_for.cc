@@ -107,7 +107,14 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   pool->ScheduleHelpers(threads - 1, [job] { job->RunShards(); });
   job->RunShards();
   job->WaitUntilFinished(pool->spin_wait_us());
-  if (job->error) std::rethrow_exception(job->error);
+  // Take the error out of the job: a helper may drop the last reference to
+  // the job later, and the exception must then belong to this thread alone.
+  std::exception_ptr error;
+  {
+    std::lock_guard lock(job->error_mutex);
+    error = std::move(job->error);
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace loom::threading

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything Loom needs to build and test on a fresh Debian 12, as root.
+# Safe to run again: apt skips what is already installed.
+set -euo pipefail
+
+APT_PACKAGES=(
+  build-essential g++ cmake ninja-build ccache pkg-config git
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  clang-format
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install_deps.sh: run as root (it installs Debian packages)" >&2
+  exit 1
+fi
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,168 @@
+// `loom threads` run as a separate process: the real environment variables,
+// the real process, real OS threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "platform/testing/sanitizer_threads.h"
+#include "subprocess.h"
+
+namespace loom {
+namespace {
+
+using nlohmann::json;
+using testing::ProcessResult;
+using testing::RunProcess;
+
+ProcessResult Loom(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> argv = {LOOM_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, env);
+}
+
+json ThreadsJson(const std::vector<std::string>& flags,
+                 const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> args = {"threads", "--json"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  ProcessResult r = Loom(args, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+// The process's threads as named in /proc: Loom's own, exactly, plus the
+// main thread "loom" (and under TSan its background thread, also "loom").
+void ExpectProcessThreads(const json& j, std::vector<std::string> loom_threads) {
+  std::vector<std::string> names = j["process_threads"].get<std::vector<std::string>>();
+  const auto main_count = std::count(names.begin(), names.end(), "loom");
+  EXPECT_TRUE(main_count == 1 || main_count == 1 + platform::kSanitizerThreads) << j.dump();
+  names.erase(std::remove(names.begin(), names.end(), "loom"), names.end());
+  EXPECT_EQ(names, loom_threads);
+}
+
+int CountLines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(CliThreads, NoArgumentsPrintsTheConfigurationInForce) {
+  ProcessResult r = Loom({});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("intra_op_parallelism_threads"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("loom-inter-0"), std::string::npos) << r.out;
+}
+
+TEST(CliThreads, JsonHasTheDocumentedShape) {
+  json j = ThreadsJson({});
+  for (const char* key :
+       {"intra_op_parallelism_threads", "inter_op_parallelism_threads", "spin_wait_us"}) {
+    ASSERT_TRUE(j.contains(key)) << key;
+    EXPECT_GE(j[key]["value"].get<int>(), key == std::string("spin_wait_us") ? 0 : 1);
+    EXPECT_EQ(j[key]["source"], "auto");
+  }
+  for (const char* key : {"logical", "affinity", "cgroup_quota", "physical_cores", "usable"}) {
+    EXPECT_TRUE(j["cpu"].contains(key)) << key;
+  }
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], j["cpu"]["usable"]);
+  EXPECT_TRUE(j["threads"].is_array());
+  EXPECT_TRUE(j["runtime_started"].get<bool>());
+}
+
+TEST(CliThreads, ProcessHasExactlyTheConfiguredThreads) {
+  json j = ThreadsJson({"--intra", "3", "--inter", "2"});
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 3);
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "api");
+  // intra = 3: the calling thread plus two workers; inter = 2: two workers.
+  ExpectProcessThreads(j, {"loom-intra-0", "loom-intra-1", "loom-inter-0", "loom-inter-1"});
+  ASSERT_EQ(j["threads"].size(), 4u);
+  EXPECT_EQ(j["threads"][0]["name"], "loom-intra-0");
+  EXPECT_EQ(j["threads"][0]["pool"], "intra_op");
+  EXPECT_EQ(j["threads"][3]["pool"], "inter_op");
+}
+
+TEST(CliThreads, OneIntraThreadCreatesNoIntraWorker) {
+  json j = ThreadsJson({"--intra", "1", "--inter", "1"});
+  ExpectProcessThreads(j, {"loom-inter-0"});
+}
+
+TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
+  ProcessResult r = Loom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 1);
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "env:LOOM_NUM_INTRAOP_THREADS");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("LOOM_NUM_INTRAOP_THREADS=1"), std::string::npos) << r.err;
+}
+
+TEST(CliThreads, TensorFlowVariablesWork) {
+  json j = ThreadsJson({}, {{"TF_NUM_INTRAOP_THREADS", "1"}, {"TF_NUM_INTEROP_THREADS", "3"}});
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "env:TF_NUM_INTRAOP_THREADS");
+  EXPECT_EQ(j["inter_op_parallelism_threads"]["value"], 3);
+  ExpectProcessThreads(j, {"loom-inter-0", "loom-inter-1", "loom-inter-2"});
+}
+
+TEST(CliThreads, OmpNumThreadsIsOnlyAFallback) {
+  json fallback = ThreadsJson({}, {{"OMP_NUM_THREADS", "1"}});
+  EXPECT_EQ(fallback["intra_op_parallelism_threads"]["value"], 1);
+  EXPECT_EQ(fallback["intra_op_parallelism_threads"]["source"], "env:OMP_NUM_THREADS");
+  json api = ThreadsJson({"--intra", "2"}, {{"OMP_NUM_THREADS", "1"}});
+  EXPECT_EQ(api["intra_op_parallelism_threads"]["value"], 2);
+  EXPECT_EQ(api["intra_op_parallelism_threads"]["source"], "api");
+}
+
+TEST(CliThreads, KmpBlocktimeZeroMeansNoSpin) {
+  json j = ThreadsJson({"--spin-us", "500"}, {{"KMP_BLOCKTIME", "0"}});
+  EXPECT_EQ(j["spin_wait_us"]["value"], 0);
+  EXPECT_EQ(j["spin_wait_us"]["source"], "env:KMP_BLOCKTIME");
+}
+
+TEST(CliThreads, InvalidEnvironmentValueIsOneLineErrorAndNonZeroExit) {
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"LOOM_NUM_INTRAOP_THREADS", "abc"},
+           {"LOOM_NUM_INTEROP_THREADS", "-2"},
+           {"TF_NUM_INTRAOP_THREADS", "4x"},
+           {"OMP_NUM_THREADS", ""},
+           {"LOOM_SPIN_WAIT_US", "99999999999999999999"},
+           {"KMP_BLOCKTIME", "infinite"}}) {
+    ProcessResult r = Loom({"threads"}, {{name, value}});
+    EXPECT_EQ(r.exit_code, 1) << name;
+    EXPECT_EQ(CountLines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(name + "='" + value + "'"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << "nothing printed as if it had started";
+  }
+}
+
+TEST(CliThreads, BadFlagsAreClearErrors) {
+  ProcessResult negative = Loom({"threads", "--intra", "-1"});
+  EXPECT_EQ(negative.exit_code, 1);
+  EXPECT_NE(negative.err.find("Number of threads must be positive"), std::string::npos);
+  EXPECT_NE(negative.err.find("-1"), std::string::npos);
+  ProcessResult garbage = Loom({"threads", "--inter", "4x"});
+  EXPECT_EQ(garbage.exit_code, 1);
+  EXPECT_NE(garbage.err.find("'4x'"), std::string::npos) << garbage.err;
+  ProcessResult missing = Loom({"threads", "--inter"});
+  EXPECT_EQ(missing.exit_code, 1);
+  ProcessResult huge = Loom({"threads", "--intra", "5000"});
+  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_EQ(Loom({"frobnicate"}).exit_code, 2);
+}
+
+TEST(CliThreads, OversubscriptionIsAllowedWithAWarning) {
+  ProcessResult r = Loom({"threads", "--json", "--intra", "64"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("oversubscription"), std::string::npos) << r.err;
+  EXPECT_EQ(json::parse(r.out)["threads"].size(),
+            63u + json::parse(r.out)["inter_op_parallelism_threads"]["value"].get<size_t>());
+}
+
+TEST(CliThreads, PinningToACpuOutsideTheMaskIsRejected) {
+  ProcessResult r = Loom({"threads"}, {{"LOOM_INTRAOP_CPUS", "4000"}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("affinity mask"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace loom
