@@ -75,13 +75,13 @@ struct CpuAffinitySetting {
 };
 
 struct CpuDescription {
-  int logical = 0;                      // CPUs online on the host
-  int affinity = 0;                     // CPUs in this process's affinity mask
-  std::vector<int> affinity_cpus;       // which ones
-  std::optional<double> cgroup_quota;   // in CPUs; nullopt = no quota
-  int physical_cores = 0;               // distinct cores among the affinity CPUs
-  int usable = 0;                       // what "auto" is based on
-  std::vector<std::string> notes;       // facts that could not be read
+  int logical = 0;                     // CPUs online on the host
+  int affinity = 0;                    // CPUs in this process's affinity mask
+  std::vector<int> affinity_cpus;      // which ones
+  std::optional<double> cgroup_quota;  // in CPUs; nullopt = no quota
+  int physical_cores = 0;              // distinct cores among the affinity CPUs
+  int usable = 0;                      // what "auto" is based on
+  std::vector<std::string> notes;      // facts that could not be read
 };
 
 struct ThreadDescription {

@@ -16,8 +16,8 @@ using config::threading::kMaxThreads;
 
 [[noreturn]] void Invalid(const std::string& name, const std::string& text,
                           const std::string& expected) {
-  throw InvalidArgumentError("invalid environment variable " + name + "='" + text +
-                             "': expected " + expected);
+  throw InvalidArgumentError("invalid environment variable " + name + "='" + text + "': expected " +
+                             expected);
 }
 
 std::optional<int64_t> InRange(const std::string& text, int64_t low, int64_t high) {
@@ -58,8 +58,7 @@ int ParseOmpNumThreads(const std::string& text) {
 int ParseSpinWaitUs(const std::string& text) {
   auto value = InRange(text, 0, kMaxSpinWaitUs);
   if (!value) {
-    Invalid("LOOM_SPIN_WAIT_US", text,
-            "microseconds from 0 to " + std::to_string(kMaxSpinWaitUs));
+    Invalid("LOOM_SPIN_WAIT_US", text, "microseconds from 0 to " + std::to_string(kMaxSpinWaitUs));
   }
   return static_cast<int>(*value);
 }

@@ -87,8 +87,8 @@ int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_un
   const double total = static_cast<double>(n) * std::max(cost_per_unit_ns, 0.0);
   const double by_cost = std::floor(total / kMinShardCostNs);
   const int64_t max_threads = static_cast<int64_t>(pool->num_threads()) + 1;
-  const int64_t threads = std::min<int64_t>({max_threads, n, static_cast<int64_t>(
-                                                                 std::min(by_cost, 1e9))});
+  const int64_t threads =
+      std::min<int64_t>({max_threads, n, static_cast<int64_t>(std::min(by_cost, 1e9))});
   return static_cast<int>(std::max<int64_t>(threads, 1));
 }
 

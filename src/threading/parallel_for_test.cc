@@ -202,9 +202,9 @@ TEST(ParallelFor, FirstExceptionRethrownAfterEveryRunningShardFinished) {
 
 TEST(ParallelFor, ExceptionLeavesThePoolUsable) {
   ThreadPool pool(Options(1));
-  EXPECT_THROW(ParallelFor(&pool, 4, kExpensive,
-                           [](int64_t, int64_t) { throw std::runtime_error("x"); }),
-               std::runtime_error);
+  EXPECT_THROW(
+      ParallelFor(&pool, 4, kExpensive, [](int64_t, int64_t) { throw std::runtime_error("x"); }),
+      std::runtime_error);
   std::atomic<int64_t> sum{0};
   ParallelFor(&pool, 100, kExpensive, [&](int64_t b, int64_t e) { sum += e - b; });
   EXPECT_EQ(sum.load(), 100);

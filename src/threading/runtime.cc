@@ -30,15 +30,15 @@ std::atomic<Runtime*> global_runtime{nullptr};
 
 Runtime::Runtime(const ResolvedThreading& settings)
     : settings_(settings),
-      intra_(std::make_unique<ThreadPool>(PoolOptions(
-          "intra", settings.intra_op_threads.value - 1, settings, settings.intra_op_cpus.cpus))),
-      inter_(std::make_unique<ThreadPool>(PoolOptions(
-          "inter", settings.inter_op_threads.value, settings, settings.inter_op_cpus.cpus))) {}
+      intra_(std::make_unique<ThreadPool>(PoolOptions("intra", settings.intra_op_threads.value - 1,
+                                                      settings, settings.intra_op_cpus.cpus))),
+      inter_(std::make_unique<ThreadPool>(PoolOptions("inter", settings.inter_op_threads.value,
+                                                      settings, settings.inter_op_cpus.cpus))) {}
 
 std::vector<config::threading::ThreadDescription> Runtime::threads() const {
   std::vector<config::threading::ThreadDescription> threads;
-  for (const auto& [pool, label] : {std::pair{intra_.get(), "intra_op"},
-                                    std::pair{inter_.get(), "inter_op"}}) {
+  for (const auto& [pool, label] :
+       {std::pair{intra_.get(), "intra_op"}, std::pair{inter_.get(), "inter_op"}}) {
     for (const WorkerInfo& worker : pool->workers()) {
       threads.push_back({worker.name, label, worker.tid});
     }

@@ -79,7 +79,8 @@ TEST(ThreadPool, EveryScheduledTaskRunsOnce) {
   auto all_ran = [&] {
     return std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r.load() == 1; });
   };
-  while (!all_ran() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  while (!all_ran() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
   for (int i = 0; i < kTasks; ++i) ASSERT_EQ(runs[i].load(), 1) << "task " << i;
 }
 

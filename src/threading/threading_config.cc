@@ -15,7 +15,7 @@ using config::threading::kMaxThreads;
 
 constexpr const char* kIntraVars[] = {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS"};
 constexpr const char* kInterVars[] = {"LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS"};
-constexpr const char* kOtherVars[] = {"OMP_NUM_THREADS",   "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME",
+constexpr const char* kOtherVars[] = {"OMP_NUM_THREADS", "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME",
                                       "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS"};
 
 void ValidateThreadCount(int num_threads, const char* setting) {
@@ -52,8 +52,7 @@ void ValidateEnvironment(const std::map<std::string, std::string>& env) {
 
 int AutoInterOpThreads(int usable_cpus) { return usable_cpus >= 2 ? 2 : 1; }
 
-ThreadingConfig::ThreadingConfig(const Environment& environment,
-                                 const platform::SystemProbe& probe)
+ThreadingConfig::ThreadingConfig(const Environment& environment, const platform::SystemProbe& probe)
     : cpu_(platform::DetectCpuFacts(probe)) {
   auto snapshot = [&](const char* name) {
     if (auto value = environment.Get(name)) env_[name] = *value;
@@ -190,8 +189,8 @@ void ThreadingConfig::SetSpinWaitUs(int microseconds) {
 
 void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus) {
   ValidateCpus(cpus, "intra_op_cpu_affinity");
-  WarnIfOverridden({"LOOM_INTRAOP_CPUS"}, "set_intra_op_cpu_affinity(" +
-                                              platform::FormatCpuList(cpus) + ")");
+  WarnIfOverridden({"LOOM_INTRAOP_CPUS"},
+                   "set_intra_op_cpu_affinity(" + platform::FormatCpuList(cpus) + ")");
   Update([&](ApiValues& api) { api.intra_op_cpus = cpus; },
          [](const ResolvedThreading& r) { return r.intra_op_cpus.cpus; },
          "Intra op CPU affinity cannot be modified after initialization.");
@@ -199,8 +198,8 @@ void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus) {
 
 void ThreadingConfig::SetInterOpCpus(const std::vector<int>& cpus) {
   ValidateCpus(cpus, "inter_op_cpu_affinity");
-  WarnIfOverridden({"LOOM_INTEROP_CPUS"}, "set_inter_op_cpu_affinity(" +
-                                              platform::FormatCpuList(cpus) + ")");
+  WarnIfOverridden({"LOOM_INTEROP_CPUS"},
+                   "set_inter_op_cpu_affinity(" + platform::FormatCpuList(cpus) + ")");
   Update([&](ApiValues& api) { api.inter_op_cpus = cpus; },
          [](const ResolvedThreading& r) { return r.inter_op_cpus.cpus; },
          "Inter op CPU affinity cannot be modified after initialization.");

@@ -37,9 +37,8 @@ FakeSystemProbe TwoCpuHost() { return Host(2, {0, 1}, "max 100000"); }
 class CapturedWarnings {
  public:
   CapturedWarnings() {
-    previous_ = base::SetLogSinkForTesting([this](std::string_view line) {
-      lines.emplace_back(line);
-    });
+    previous_ =
+        base::SetLogSinkForTesting([this](std::string_view line) { lines.emplace_back(line); });
   }
   ~CapturedWarnings() { base::SetLogSinkForTesting(std::move(previous_)); }
   std::vector<std::string> lines;
@@ -58,11 +57,14 @@ std::string MessageOf(const std::function<void()>& call) {
 }
 
 TEST(Config, AutomaticIntraIsUsableCpusOfAQuotaLimitedHost) {
-  FakeSystemProbe probe = Host(64, [] {
-    std::vector<int> all(64);
-    for (int i = 0; i < 64; ++i) all[i] = i;
-    return all;
-  }(), "300000 100000");
+  FakeSystemProbe probe = Host(
+      64,
+      [] {
+        std::vector<int> all(64);
+        for (int i = 0; i < 64; ++i) all[i] = i;
+        return all;
+      }(),
+      "300000 100000");
   ThreadingConfig config(MapEnvironment({}), probe);
   ResolvedThreading r = config.Resolve();
   EXPECT_EQ(r.intra_op_threads.value, 3);
@@ -219,14 +221,13 @@ TEST(Config, OmpNumThreadsLosesToLoomVariable) {
 
 TEST(Config, InvalidEnvValueRefusesToStartNamingVariableAndValue) {
   FakeSystemProbe probe = TwoCpuHost();
-  for (const char* name : {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS",
-                           "LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS",
-                           "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME"}) {
+  for (const char* name :
+       {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS", "LOOM_NUM_INTEROP_THREADS",
+        "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS", "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME"}) {
     for (const char* value : {"abc", "-2", "4x", "", "99999999999999999999"}) {
       ThreadingConfig config(MapEnvironment({{name, value}}), probe);
       std::string message = MessageOf([&] { config.Freeze(); });
-      EXPECT_NE(message.find(std::string(name) + "='" + value + "'"), std::string::npos)
-          << message;
+      EXPECT_NE(message.find(std::string(name) + "='" + value + "'"), std::string::npos) << message;
       EXPECT_FALSE(config.frozen());
       EXPECT_THROW(config.Resolve(), InvalidArgumentError);
     }
@@ -261,8 +262,8 @@ TEST(Config, EnvironmentIsReadOnceAtConstruction) {
 
 TEST(Config, SpinFromLoomVariableOutranksKmpBlocktimeAndApi) {
   FakeSystemProbe probe = TwoCpuHost();
-  ThreadingConfig config(
-      MapEnvironment({{"LOOM_SPIN_WAIT_US", "70"}, {"KMP_BLOCKTIME", "3"}}), probe);
+  ThreadingConfig config(MapEnvironment({{"LOOM_SPIN_WAIT_US", "70"}, {"KMP_BLOCKTIME", "3"}}),
+                         probe);
   CapturedWarnings warnings;
   config.SetSpinWaitUs(5);
   EXPECT_EQ(config.Resolve().spin_wait_us.value, 70);

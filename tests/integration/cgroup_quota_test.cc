@@ -31,7 +31,8 @@ std::optional<QuotaFiles> FindCpuController() {
   std::ifstream controllers("/sys/fs/cgroup/cgroup.controllers");
   std::string list;
   std::getline(controllers, list);
-  if ((" " + list + " ").find(" cpu ") != std::string::npos) return QuotaFiles{"/sys/fs/cgroup", true};
+  if ((" " + list + " ").find(" cpu ") != std::string::npos)
+    return QuotaFiles{"/sys/fs/cgroup", true};
   return std::nullopt;
 }
 

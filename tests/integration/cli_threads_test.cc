@@ -88,7 +88,8 @@ TEST(CliThreads, OneIntraThreadCreatesNoIntraWorker) {
 }
 
 TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
-  ProcessResult r = Loom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
+  ProcessResult r =
+      Loom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 1);

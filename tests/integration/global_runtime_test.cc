@@ -23,10 +23,10 @@ namespace threading = config::threading;
 using namespace std::chrono_literals;
 
 void ClearThreadingEnvironment() {
-  for (const char* name : {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS",
-                           "LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS",
-                           "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME", "LOOM_INTRAOP_CPUS",
-                           "LOOM_INTEROP_CPUS"}) {
+  for (const char* name :
+       {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS", "LOOM_NUM_INTEROP_THREADS",
+        "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS", "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME",
+        "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS"}) {
     unsetenv(name);
   }
 }

@@ -17,10 +17,15 @@ extern char** environ;
 namespace loom::testing {
 namespace {
 
-const std::set<std::string> kThreadingVariables = {
-    "LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS", "LOOM_NUM_INTEROP_THREADS",
-    "TF_NUM_INTEROP_THREADS",   "OMP_NUM_THREADS",        "LOOM_SPIN_WAIT_US",
-    "KMP_BLOCKTIME",            "LOOM_INTRAOP_CPUS",      "LOOM_INTEROP_CPUS"};
+const std::set<std::string> kThreadingVariables = {"LOOM_NUM_INTRAOP_THREADS",
+                                                   "TF_NUM_INTRAOP_THREADS",
+                                                   "LOOM_NUM_INTEROP_THREADS",
+                                                   "TF_NUM_INTEROP_THREADS",
+                                                   "OMP_NUM_THREADS",
+                                                   "LOOM_SPIN_WAIT_US",
+                                                   "KMP_BLOCKTIME",
+                                                   "LOOM_INTRAOP_CPUS",
+                                                   "LOOM_INTEROP_CPUS"};
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);

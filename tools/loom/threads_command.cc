@@ -65,9 +65,10 @@ void PrintText(const threading::Description& d) {
     std::printf("%-30s %6s   (%s)\n", name, cpus.c_str(), s.source.c_str());
   }
   std::string quota = d.cpu.cgroup_quota ? std::to_string(*d.cpu.cgroup_quota) : "none";
-  std::printf("cpu: %d logical, affinity %d (%s), cgroup quota %s, %d physical cores -> %d usable\n",
-              d.cpu.logical, d.cpu.affinity, platform::FormatCpuList(d.cpu.affinity_cpus).c_str(),
-              quota.c_str(), d.cpu.physical_cores, d.cpu.usable);
+  std::printf(
+      "cpu: %d logical, affinity %d (%s), cgroup quota %s, %d physical cores -> %d usable\n",
+      d.cpu.logical, d.cpu.affinity, platform::FormatCpuList(d.cpu.affinity_cpus).c_str(),
+      quota.c_str(), d.cpu.physical_cores, d.cpu.usable);
   for (const std::string& note : d.cpu.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("threads created by loom: %zu\n", d.threads.size());
   for (const auto& t : d.threads) {
