@@ -50,6 +50,18 @@ void ValidateEnvironment(const std::map<std::string, std::string>& env) {
 
 }  // namespace
 
+const std::vector<std::string>& ThreadingEnvironmentVariables() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const auto& group : {std::begin(kIntraVars), std::begin(kInterVars)}) {
+      all.insert(all.end(), group, group + 2);
+    }
+    all.insert(all.end(), std::begin(kOtherVars), std::end(kOtherVars));
+    return all;
+  }();
+  return names;
+}
+
 int AutoInterOpThreads(int usable_cpus) { return usable_cpus >= 2 ? 2 : 1; }
 
 ThreadingConfig::ThreadingConfig(const Environment& environment, const platform::SystemProbe& probe)
@@ -57,9 +69,7 @@ ThreadingConfig::ThreadingConfig(const Environment& environment, const platform:
   auto snapshot = [&](const char* name) {
     if (auto value = environment.Get(name)) env_[name] = *value;
   };
-  for (const char* name : kIntraVars) snapshot(name);
-  for (const char* name : kInterVars) snapshot(name);
-  for (const char* name : kOtherVars) snapshot(name);
+  for (const std::string& name : ThreadingEnvironmentVariables()) snapshot(name.c_str());
 }
 
 std::optional<std::pair<std::string, std::string>> ThreadingConfig::FirstSet(

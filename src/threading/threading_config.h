@@ -34,6 +34,10 @@ struct ResolvedThreading {
   platform::CpuFacts cpu;
 };
 
+// Every environment variable the configuration reads, highest rank first
+// within each setting.
+const std::vector<std::string>& ThreadingEnvironmentVariables();
+
 // The automatic inter-op count for `usable` CPUs (see docs/threading.md for
 // the measurements behind it).
 int AutoInterOpThreads(int usable_cpus);

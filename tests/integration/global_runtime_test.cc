@@ -15,6 +15,7 @@
 #include "platform/thread_identity.h"
 #include "threading/parallel_for.h"
 #include "threading/runtime.h"
+#include "threading/threading_config.h"
 
 namespace loom {
 namespace {

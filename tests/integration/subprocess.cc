@@ -5,27 +5,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "threading/threading_config.h"
 
 extern char** environ;
 
 namespace loom::testing {
 namespace {
-
-const std::set<std::string> kThreadingVariables = {"LOOM_NUM_INTRAOP_THREADS",
-                                                   "TF_NUM_INTRAOP_THREADS",
-                                                   "LOOM_NUM_INTEROP_THREADS",
-                                                   "TF_NUM_INTEROP_THREADS",
-                                                   "OMP_NUM_THREADS",
-                                                   "LOOM_SPIN_WAIT_US",
-                                                   "KMP_BLOCKTIME",
-                                                   "LOOM_INTRAOP_CPUS",
-                                                   "LOOM_INTEROP_CPUS"};
 
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
@@ -38,10 +30,14 @@ std::string Slurp(const std::string& path) {
 
 ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env) {
+  const auto& threading_vars = threading::ThreadingEnvironmentVariables();
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string entry = *e;
-    if (!kThreadingVariables.count(entry.substr(0, entry.find('=')))) env_strings.push_back(entry);
+    const std::string name = entry.substr(0, entry.find('='));
+    if (std::find(threading_vars.begin(), threading_vars.end(), name) == threading_vars.end()) {
+      env_strings.push_back(entry);
+    }
   }
   for (const auto& [name, value] : env) env_strings.push_back(name + "=" + value);
 
