@@ -62,7 +62,7 @@ const std::vector<std::string>& ThreadingEnvironmentVariables() {
   return names;
 }
 
-int AutoInterOpThreads(int usable_cpus) { return usable_cpus >= 2 ? 2 : 1; }
+int AutoInterOpThreads(int usable_cpus) { return std::max(usable_cpus, 1); }
 
 ThreadingConfig::ThreadingConfig(const Environment& environment, const platform::SystemProbe& probe)
     : cpu_(platform::DetectCpuFacts(probe)) {
