@@ -24,8 +24,8 @@
 //    cannot be modified after initialization."); re-setting the value in
 //    force is fine.
 //  - Automatic intra-op = usable CPUs: the affinity mask, counted in physical
-//    cores, capped by the cgroup CPU quota (rounded up). Automatic inter-op:
-//    see AutoInterOpThreads in docs/threading.md.
+//    cores, capped by the cgroup CPU quota (rounded up). Automatic inter-op
+//    = usable CPUs too (the measurements behind it: docs/threading.md).
 //
 // What a count means: intra_op_parallelism_threads = N lets one op run on N
 // threads — the thread that calls it plus N-1 "loom-intra-*" workers.

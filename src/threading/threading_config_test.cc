@@ -78,13 +78,13 @@ TEST(Config, AutomaticIntraFollowsSparseCpuset) {
   EXPECT_EQ(config.Resolve().intra_op_threads.value, 3);
 }
 
-TEST(Config, AutomaticInterFollowsDocumentedRule) {
+TEST(Config, AutomaticInterIsUsableCpus) {
   FakeSystemProbe one = Host(4, {2}, "max 100000");
-  EXPECT_EQ(ThreadingConfig(MapEnvironment({}), one).Resolve().inter_op_threads.value,
-            AutoInterOpThreads(1));
-  EXPECT_EQ(ThreadingConfig(MapEnvironment({}), TwoCpuHost()).Resolve().inter_op_threads.value,
-            AutoInterOpThreads(2));
-  EXPECT_EQ(AutoInterOpThreads(1), 1);
+  EXPECT_EQ(ThreadingConfig(MapEnvironment({}), one).Resolve().inter_op_threads.value, 1);
+  FakeSystemProbe quota = Host(8, {0, 1, 2, 3, 4, 5, 6, 7}, "250000 100000");
+  ResolvedThreading r = ThreadingConfig(MapEnvironment({}), quota).Resolve();
+  EXPECT_EQ(r.inter_op_threads.value, 3);
+  EXPECT_EQ(r.inter_op_threads.source, "auto");
 }
 
 TEST(Config, GettersNeverReturnZero) {
