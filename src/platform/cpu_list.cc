@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/text.h"
+
 namespace loom::platform {
 namespace {
 
@@ -10,14 +12,7 @@ namespace {
 // margin keeps a typo like "1-4000000000" from allocating gigabytes.
 constexpr int kMaxCpu = 65535;
 
-constexpr std::string_view kWhitespace = " \t\n\r\f\v";
-
-std::string_view Trim(std::string_view text) {
-  size_t begin = text.find_first_not_of(kWhitespace);
-  if (begin == std::string_view::npos) return {};
-  size_t end = text.find_last_not_of(kWhitespace);
-  return text.substr(begin, end - begin + 1);
-}
+using base::Trim;
 
 // Digits only: parsing as unsigned makes from_chars reject any sign.
 std::optional<int> ParseCpu(std::string_view text) {
