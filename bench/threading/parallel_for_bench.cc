@@ -27,9 +27,10 @@ using threading::RangeFn;
 using threading::ThreadPool;
 using threading::ThreadPoolOptions;
 
-// Far above kMinShardCostNs per unit, so the cost model gives every index
-// its own thread instead of running the (empty) loop inline.
-constexpr double kForceShardingCostNs = 1e6;
+// Exactly kMinShardCostNs per unit: the smallest job the cost model shards
+// over every thread (one index per thread), and far below
+// kWakeAwayMinCostNs, so the fork-join measures the cheap wake-up path.
+constexpr double kForceShardingCostNs = threading::kMinShardCostNs;
 
 ThreadPool MakePool(int workers, int spin_wait_us) {
   ThreadPoolOptions options;

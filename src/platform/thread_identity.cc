@@ -32,6 +32,19 @@ void PinCurrentThread(const std::vector<int>& cpus) {
   }
 }
 
+bool ExcludeCpuFromThread(int tid, int cpu, cpu_set_t* saved) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+  if (sched_getaffinity(tid, sizeof(*saved), saved) != 0) return false;
+  if (!CPU_ISSET(cpu, saved) || CPU_COUNT(saved) < 2) return false;
+  cpu_set_t narrowed = *saved;
+  CPU_CLR(cpu, &narrowed);
+  return sched_setaffinity(tid, sizeof(narrowed), &narrowed) == 0;
+}
+
+void RestoreCurrentThreadAffinity(const cpu_set_t& mask) {
+  sched_setaffinity(0, sizeof(mask), &mask);
+}
+
 std::vector<OsThread> ListProcessThreads() {
   std::vector<OsThread> threads;
   DIR* dir = opendir("/proc/self/task");

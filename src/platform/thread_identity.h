@@ -1,6 +1,8 @@
 // Naming and pinning the calling thread, and listing the process's threads.
 #pragma once
 
+#include <sched.h>
+
 #include <string>
 #include <vector>
 
@@ -13,6 +15,14 @@ void SetCurrentThreadName(const std::string& name);
 // Restricts the calling thread to `cpus`. Throws loom::RuntimeError naming the
 // CPUs and errno if the kernel refuses.
 void PinCurrentThread(const std::vector<int>& cpus);
+
+// Narrows thread `tid`'s affinity mask to exclude `cpu`, saving the mask it
+// had in `saved`. Returns false, changing nothing, if `cpu` is not in the
+// mask, it is the only CPU there, or the kernel refuses.
+bool ExcludeCpuFromThread(int tid, int cpu, cpu_set_t* saved);
+
+// Sets the calling thread's affinity mask back to `mask` (best effort).
+void RestoreCurrentThreadAffinity(const cpu_set_t& mask);
 
 struct OsThread {
   int tid = 0;

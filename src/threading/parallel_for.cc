@@ -104,7 +104,10 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   job->n = n;
   job->num_shards = std::min<int64_t>(n, threads * kShardsPerThread);
   job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
-  pool->ScheduleHelpers(threads - 1, [job] { job->RunShards(); });
+  const double total_cost_ns = static_cast<double>(n) * cost_per_unit_ns;
+  pool->ScheduleHelpers(
+      threads - 1, [job] { job->RunShards(); },
+      total_cost_ns >= kWakeAwayMinCostNs ? WakePlacement::kAwayFromWaker : WakePlacement::kAnyCpu);
   job->RunShards();
   job->WaitUntilFinished(pool->spin_wait_us());
   // Take the error out of the job: a helper may drop the last reference to

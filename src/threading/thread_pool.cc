@@ -1,5 +1,6 @@
 #include "threading/thread_pool.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@ namespace {
 constexpr uint32_t kBusy = 0;      // running a task or looking for one
 constexpr uint32_t kSpinning = 1;  // idle, polling for work
 constexpr uint32_t kSleeping = 2;  // idle, blocked in FutexWait
+constexpr uint32_t kWaking = 3;    // a waker is steering it (see WakeIfSleeping)
 
 thread_local const ThreadPool* tls_pool = nullptr;
 thread_local int tls_worker_index = -1;
@@ -29,6 +31,9 @@ thread_local int tls_worker_index = -1;
 struct alignas(128) ThreadPool::Worker {
   TaskQueue queue;
   std::atomic<uint32_t> state{kBusy};
+  // Set by the waker while the state is kWaking, read by the worker after.
+  bool steered = false;
+  cpu_set_t mask_before_steering;
   std::thread thread;
   WorkerInfo info;
   std::string start_error;  // written by the worker before the start latch
@@ -96,10 +101,10 @@ void ThreadPool::Schedule(Task task) {
     RunTask(task);
     return;
   }
-  PushTo(PickWorker(), std::move(task));
+  PushTo(PickWorker(), std::move(task), WakePlacement::kAnyCpu);
 }
 
-int ThreadPool::ScheduleHelpers(int count, const Task& task) {
+int ThreadPool::ScheduleHelpers(int count, const Task& task, WakePlacement placement) {
   const int n = num_threads();
   const int self = CurrentWorkerIndex();
   const uint32_t start = next_worker_.fetch_add(1, std::memory_order_relaxed);
@@ -114,7 +119,7 @@ int ThreadPool::ScheduleHelpers(int count, const Task& task) {
       if (idle == (pass == 0)) chosen.push_back(i);
     }
   }
-  for (int i : chosen) PushTo(i, task);
+  for (int i : chosen) PushTo(i, task, placement);
   return static_cast<int>(chosen.size());
 }
 
@@ -128,28 +133,39 @@ int ThreadPool::PickWorker() {
   return static_cast<int>(start % n);
 }
 
-void ThreadPool::PushTo(int index, Task task) {
-  workers_[index]->queue.Push(std::move(task));
+bool ThreadPool::WakeIfSleeping(Worker& worker, WakePlacement placement) {
+  if (worker.state.load(std::memory_order_relaxed) != kSleeping) return false;
+  uint32_t expected = kSleeping;
+  if (!worker.state.compare_exchange_strong(expected, kWaking)) return false;
+  // kAwayFromWaker: the kernel tends to queue a woken worker on the waker's
+  // CPU, behind the waker, while another CPU idles (measured on the 2-vCPU
+  // KVM development machines: the first ParallelFor after an idle gap ran at
+  // serial speed; bench/results/threading-2026-11-29.md, section 5). Taking
+  // this CPU out of the worker's mask for the wake-up sends it elsewhere; the
+  // worker restores its mask as soon as it runs. Pinned pools are left alone.
+  worker.steered =
+      placement == WakePlacement::kAwayFromWaker && options_.cpus.empty() &&
+      platform::ExcludeCpuFromThread(worker.info.tid, sched_getcpu(), &worker.mask_before_steering);
+  // Release: the worker reads `steered` and the mask after acquiring kBusy.
+  worker.state.store(kBusy, std::memory_order_release);
+  platform::FutexWake(worker.state, 1);
+  return true;
+}
+
+void ThreadPool::PushTo(int index, Task task, WakePlacement placement) {
+  Worker& target = *workers_[index];
+  target.queue.Push(std::move(task));
   // Seq_cst pairs with the worker's "state = kSleeping; load queued_" below:
   // either the worker sees this task, or we see it sleeping and wake it.
   queued_.fetch_add(1, std::memory_order_seq_cst);
-  uint32_t expected = kSleeping;
-  if (workers_[index]->state.compare_exchange_strong(expected, kBusy)) {
-    platform::FutexWake(workers_[index]->state, 1);
-    return;
-  }
-  if (expected == kBusy) {
+  const uint32_t state = target.state.load(std::memory_order_seq_cst);
+  if (state == kSleeping) {
+    WakeIfSleeping(target, placement);
+  } else if (state == kBusy) {
     // The target is busy; wake a sleeper so the task can be stolen instead
     // of waiting behind a long task.
     for (auto& worker : workers_) {
-      // Load first: a failed CAS still takes the line exclusive, and this
-      // loop runs on every push to a busy worker.
-      if (worker->state.load(std::memory_order_relaxed) != kSleeping) continue;
-      uint32_t sleeping = kSleeping;
-      if (worker->state.compare_exchange_strong(sleeping, kBusy)) {
-        platform::FutexWake(worker->state, 1);
-        return;
-      }
+      if (WakeIfSleeping(*worker, placement)) return;
     }
   }
 }
@@ -213,13 +229,26 @@ void ThreadPool::WorkerMain(int index) {
     if (found) continue;
 
     self.state.store(kSleeping, std::memory_order_seq_cst);
-    if (queued_.load(std::memory_order_seq_cst) > 0) {
-      self.state.store(kBusy, std::memory_order_relaxed);
-      continue;
+    const bool work = queued_.load(std::memory_order_seq_cst) > 0;
+    const bool stop = !work && stopping_.load(std::memory_order_seq_cst);
+    if (work || stop) {
+      // Take our state back with a CAS, not a store: a waker may already
+      // own it (kWaking) and be steering us; then finish its handshake below.
+      // Exiting as kBusy also keeps wakers from touching a thread that is gone.
+      uint32_t expected = kSleeping;
+      if (self.state.compare_exchange_strong(expected, kBusy)) {
+        if (stop) return;
+        continue;
+      }
     }
-    if (stopping_.load(std::memory_order_seq_cst)) return;
-    while (self.state.load(std::memory_order_acquire) == kSleeping) {
-      platform::FutexWait(self.state, kSleeping);
+    for (uint32_t state = self.state.load(std::memory_order_acquire);
+         state == kSleeping || state == kWaking;
+         state = self.state.load(std::memory_order_acquire)) {
+      platform::FutexWait(self.state, state);
+    }
+    if (self.steered) {
+      platform::RestoreCurrentThreadAffinity(self.mask_before_steering);
+      self.steered = false;
     }
   }
 }

@@ -45,6 +45,14 @@ struct WorkerInfo {
   int tid = 0;       // kernel thread id, as in /proc/self/task
 };
 
+// Where a sleeping worker should wake up.
+enum class WakePlacement {
+  kAnyCpu,         // wherever the kernel puts it (cheapest for the waker)
+  kAwayFromWaker,  // not on the waker's CPU; costs the waker ~35 µs on the
+                   // KVM development machines (a cross-CPU wake-up), so
+                   // worth it only for work much larger than that
+};
+
 class ThreadPool {
  public:
   // Starts every worker and returns once each has named (and pinned) itself,
@@ -67,7 +75,8 @@ class ThreadPool {
   // Queues `task` once on each of `count` distinct workers (at most
   // num_threads(), never the calling worker), preferring idle ones. Used by
   // ParallelFor to recruit helpers. Returns how many copies were queued.
-  int ScheduleHelpers(int count, const Task& task);
+  int ScheduleHelpers(int count, const Task& task,
+                      WakePlacement placement = WakePlacement::kAnyCpu);
 
   int num_threads() const { return static_cast<int>(workers_.size()); }
   int spin_wait_us() const { return options_.spin_wait_us; }
@@ -88,7 +97,9 @@ class ThreadPool {
   void WorkerMain(int index);
   bool TryRunOne(int index);
   void RunTask(Task& task);
-  void PushTo(int index, Task task);
+  void PushTo(int index, Task task, WakePlacement placement);
+  // Wakes `worker` if it is blocked; returns whether this call woke it.
+  bool WakeIfSleeping(Worker& worker, WakePlacement placement);
   int PickWorker();
 
   ThreadPoolOptions options_;

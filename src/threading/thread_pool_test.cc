@@ -186,6 +186,54 @@ TEST(ThreadPool, PinnedWorkersRunOnlyOnTheirCpu) {
   }
 }
 
+// The first CPU of this process's affinity mask, and how many it has.
+std::pair<int, int> FirstAllowedCpu() {
+  cpu_set_t allowed;
+  sched_getaffinity(0, sizeof(allowed), &allowed);
+  int first = 0;
+  while (!CPU_ISSET(first, &allowed)) ++first;
+  return {first, CPU_COUNT(&allowed)};
+}
+
+// Wakes the (sleeping) single worker of `pool` from a thread pinned to
+// `waker_cpu` and returns the CPU the woken task ran on.
+int CpuOfTaskWokenFrom(ThreadPool& pool, int waker_cpu, WakePlacement placement) {
+  std::this_thread::sleep_for(30ms);  // far beyond the spin: the worker sleeps
+  std::atomic<int> ran_on{-1};
+  std::thread waker([&] {
+    platform::PinCurrentThread({waker_cpu});
+    pool.ScheduleHelpers(
+        1, [&] { ran_on.store(sched_getcpu()); }, placement);
+    while (ran_on.load() < 0) std::this_thread::yield();
+  });
+  waker.join();
+  return ran_on.load();
+}
+
+TEST(ThreadPool, WakeAwayFromWakerRunsElsewhereAndRestoresTheMask) {
+  auto [first_cpu, allowed] = FirstAllowedCpu();
+  if (allowed < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  ThreadPool pool(Options("away", 1, 0));
+  const int tid = pool.workers()[0].tid;
+  cpu_set_t before, after;
+  ASSERT_EQ(sched_getaffinity(tid, sizeof(before), &before), 0);
+  for (int round = 0; round < 5; ++round) {
+    EXPECT_NE(CpuOfTaskWokenFrom(pool, first_cpu, WakePlacement::kAwayFromWaker), first_cpu);
+    // The steering is for the wake-up only: the mask is whole again.
+    ASSERT_EQ(sched_getaffinity(tid, sizeof(after), &after), 0);
+    EXPECT_TRUE(CPU_EQUAL(&before, &after)) << "round " << round;
+  }
+}
+
+TEST(ThreadPool, WakeAwayFromWakerLeavesPinnedWorkersWhereTheyAre) {
+  auto [first_cpu, allowed] = FirstAllowedCpu();
+  ThreadPoolOptions options = Options("pinaway", 1, 0);
+  options.cpus = {first_cpu};
+  ThreadPool pool(options);
+  EXPECT_EQ(CpuOfTaskWokenFrom(pool, first_cpu, WakePlacement::kAwayFromWaker), first_cpu);
+  (void)allowed;
+}
+
 TEST(ThreadPool, UnpinnableCpuIsAnErrorAndLeavesNoThreads) {
   const size_t before = platform::ListProcessThreads().size();
   ThreadPoolOptions options = Options("badpin", 2);
