@@ -6,6 +6,7 @@
 #include <chrono>
 #include <latch>
 #include <mutex>
+#include <system_error>
 
 #include "base/logging.h"
 #include "loom/errors.h"
@@ -44,31 +45,44 @@ ThreadPool::ThreadPool(ThreadPoolOptions options) : options_(std::move(options))
   workers_.reserve(n);
   for (int i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>());
   std::latch started(n);
+  std::string create_error;
   for (int i = 0; i < n; ++i) {
-    workers_[i]->thread = std::thread([this, i, &started] {
-      Worker& self = *workers_[i];
-      self.info.name = "loom-" + options_.name + "-" + std::to_string(i);
-      self.info.tid = static_cast<int>(gettid());
-      platform::SetCurrentThreadName(self.info.name);
-      if (!options_.cpus.empty()) {
-        try {
-          platform::PinCurrentThread({options_.cpus[i % options_.cpus.size()]});
-        } catch (const std::exception& e) {
-          self.start_error = e.what();
-        }
-      }
-      started.count_down();
-      WorkerMain(i);
-    });
-  }
-  started.wait();
-  for (const auto& worker : workers_) {
-    if (!worker->start_error.empty()) {
-      std::string error = "thread pool '" + options_.name + "': " + worker->start_error;
-      Shutdown();  // joins the workers already running
-      throw RuntimeError(error);
+    try {
+      workers_[i]->thread = std::thread([this, i, &started] { StartWorker(i, started); });
+    } catch (const std::system_error& e) {
+      // Out of threads (ulimit -u, cgroup pids.max, memory): the workers
+      // never started must not be waited for.
+      create_error = "cannot create thread " + std::to_string(i + 1) + " of " + std::to_string(n) +
+                     ": " + e.what();
+      started.count_down(n - i);
+      break;
     }
   }
+  started.wait();
+  std::string error = create_error;
+  for (const auto& worker : workers_) {
+    if (error.empty() && !worker->start_error.empty()) error = worker->start_error;
+  }
+  if (!error.empty()) {
+    Shutdown();  // joins the workers already running
+    throw RuntimeError("thread pool '" + options_.name + "': " + error);
+  }
+}
+
+void ThreadPool::StartWorker(int index, std::latch& started) {
+  Worker& self = *workers_[index];
+  self.info.name = "loom-" + options_.name + "-" + std::to_string(index);
+  self.info.tid = static_cast<int>(gettid());
+  platform::SetCurrentThreadName(self.info.name);
+  if (!options_.cpus.empty()) {
+    try {
+      platform::PinCurrentThread({options_.cpus[index % options_.cpus.size()]});
+    } catch (const std::exception& e) {
+      self.start_error = e.what();
+    }
+  }
+  started.count_down();
+  WorkerMain(index);
 }
 
 ThreadPool::~ThreadPool() { Shutdown(); }

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <latch>
 #include <memory>
 #include <string>
 #include <thread>
@@ -57,7 +58,8 @@ class ThreadPool {
  public:
   // Starts every worker and returns once each has named (and pinned) itself,
   // so the threads are visible as soon as the constructor returns. Throws
-  // loom::RuntimeError if a worker cannot be pinned (no threads are left).
+  // loom::RuntimeError if a thread cannot be created or pinned; no thread
+  // of the pool is left running then.
   explicit ThreadPool(ThreadPoolOptions options);
 
   // Semantics with queued work: the destructor stops accepting nothing new
@@ -93,6 +95,7 @@ class ThreadPool {
  private:
   struct Worker;
 
+  void StartWorker(int index, std::latch& started);
   void Shutdown();
   void WorkerMain(int index);
   bool TryRunOne(int index);

@@ -1,10 +1,12 @@
-// A real CPU quota, not a fake one: put `loom threads --json` into a child
-// cgroup with a quota of half a CPU and check the automatic values. Needs root
-// and a writable cgroup filesystem with the cpu controller; skips otherwise.
+// Real cgroup limits, not fake ones: `loom threads` run inside a child cgroup
+// with a CPU quota (the automatic values must follow it) or a task limit
+// (thread creation fails: a clear error, not a crash). Needs root and a
+// writable cgroup filesystem with the controller; skips otherwise.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -97,6 +99,44 @@ TEST_F(CgroupQuota, FractionalQuotaRoundsUp) {
   const int cores = j["cpu"]["physical_cores"].get<int>();
   EXPECT_EQ(j["cpu"]["usable"], std::min(cores, 2));
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], std::min(cores, 2));
+}
+
+// The pids controller: v1 hierarchy or v2 root with "pids" enabled.
+std::optional<std::string> FindPidsController() {
+  if (Exists("/sys/fs/cgroup/pids/pids.max") || Exists("/sys/fs/cgroup/pids/cgroup.procs")) {
+    return "/sys/fs/cgroup/pids";
+  }
+  std::ifstream controllers("/sys/fs/cgroup/cgroup.controllers");
+  std::string list;
+  std::getline(controllers, list);
+  if ((" " + list + " ").find(" pids ") != std::string::npos) return "/sys/fs/cgroup";
+  return std::nullopt;
+}
+
+TEST(CgroupPids, ThreadLimitIsAClearErrorNotACrash) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to create a cgroup";
+  auto root = FindPidsController();
+  if (!root) GTEST_SKIP() << "no cgroup pids controller found under /sys/fs/cgroup";
+  const std::string dir = *root + "/loom-pids-test-" + std::to_string(getpid());
+  if (mkdir(dir.c_str(), 0755) != 0) {
+    GTEST_SKIP() << "cannot create " << dir << ": " << std::strerror(errno);
+  }
+  // Four tasks: the process and three threads, far fewer than asked for.
+  if (!Write(dir + "/pids.max", "4")) {
+    rmdir(dir.c_str());
+    GTEST_SKIP() << "cannot write pids.max in " << dir;
+  }
+  const std::string script =
+      "echo $$ > " + dir + "/cgroup.procs && exec " + LOOM_BINARY + " threads --intra 16";
+  testing::ProcessResult r = testing::RunProcess({"/bin/sh", "-c", script});
+  rmdir(dir.c_str());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // One error line (an oversubscription warning may precede it).
+  const std::string error_line = "loom: error: thread pool 'intra': cannot create thread";
+  EXPECT_NE(r.err.find(error_line), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("loom: error:"), r.err.rfind("loom: error:")) << r.err;
+  EXPECT_TRUE(r.err.ends_with("\n") && r.err.find('\n', r.err.find(error_line)) == r.err.size() - 1)
+      << r.err;
 }
 
 }  // namespace
