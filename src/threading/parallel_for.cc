@@ -34,6 +34,11 @@ struct Job {
   std::mutex error_mutex;
   std::exception_ptr error;
 
+  // Shard k covers [ShardBegin(k), ShardBegin(k + 1)); the first n % shards
+  // shards get one extra index. Written without k * n, which overflows for
+  // huge n.
+  int64_t ShardBegin(int64_t k) const { return k * (n / num_shards) + std::min(k, n % num_shards); }
+
   // Claims and runs shards until none is left. Returns when this thread can
   // no longer help, not when the job is done.
   void RunShards() {
@@ -41,8 +46,8 @@ struct Job {
       const int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
       if (shard >= num_shards) return;
       if (!failed.load(std::memory_order_relaxed)) {
-        const int64_t begin = shard * n / num_shards;
-        const int64_t end = (shard + 1) * n / num_shards;
+        const int64_t begin = ShardBegin(shard);
+        const int64_t end = ShardBegin(shard + 1);
         try {
           (*fn)(begin, end);
         } catch (...) {
@@ -80,11 +85,16 @@ struct Job {
   }
 };
 
+// Negative or NaN costs count as free work.
+double SanitizedCost(double cost_per_unit_ns) {
+  return cost_per_unit_ns > 0 ? cost_per_unit_ns : 0.0;
+}
+
 }  // namespace
 
 int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_unit_ns) {
   if (pool == nullptr || pool->num_threads() == 0 || n <= 1) return 1;
-  const double total = static_cast<double>(n) * std::max(cost_per_unit_ns, 0.0);
+  const double total = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
   const double by_cost = std::floor(total / kMinShardCostNs);
   const int64_t max_threads = static_cast<int64_t>(pool->num_threads()) + 1;
   const int64_t threads =
@@ -104,7 +114,7 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   job->n = n;
   job->num_shards = std::min<int64_t>(n, threads * kShardsPerThread);
   job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
-  const double total_cost_ns = static_cast<double>(n) * cost_per_unit_ns;
+  const double total_cost_ns = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
   pool->ScheduleHelpers(
       threads - 1, [job] { job->RunShards(); },
       total_cost_ns >= kWakeAwayMinCostNs ? WakePlacement::kAwayFromWaker : WakePlacement::kAnyCpu);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -60,6 +61,31 @@ TEST(ParallelFor, MatchesTheSerialLoop) {
   });
   for (int64_t i = 0; i < n; ++i) serial[i] = body(i);
   EXPECT_EQ(parallel, serial);
+}
+
+TEST(ParallelFor, HugeRangesSplitWithoutOverflow) {
+  ThreadPool pool(Options(2));
+  const int64_t n = int64_t{1} << 62;
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  ParallelFor(&pool, n, kExpensive, [&](int64_t begin, int64_t end) {
+    std::lock_guard lock(mutex);
+    ranges.emplace_back(begin, end);
+  });
+  std::sort(ranges.begin(), ranges.end());
+  ASSERT_FALSE(ranges.empty());
+  EXPECT_EQ(ranges.front().first, 0);
+  EXPECT_EQ(ranges.back().second, n);
+  for (size_t i = 1; i < ranges.size(); ++i) EXPECT_EQ(ranges[i].first, ranges[i - 1].second);
+}
+
+TEST(ParallelFor, NegativeOrNanCostRunsInline) {
+  ThreadPool pool(Options(2));
+  EXPECT_EQ(ParallelForThreadCount(&pool, 1000, -5.0), 1);
+  EXPECT_EQ(ParallelForThreadCount(&pool, 1000, std::nan("")), 1);
+  int calls = 0;
+  ParallelFor(&pool, 1000, std::nan(""), [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(ParallelFor, EmptyRangeCallsNothing) {
