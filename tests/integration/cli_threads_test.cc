@@ -159,6 +159,19 @@ TEST(CliThreads, OversubscriptionIsAllowedWithAWarning) {
             63u + json::parse(r.out)["inter_op_parallelism_threads"]["value"].get<size_t>());
 }
 
+TEST(CliThreads, PinningFlagsPinTheWorkers) {
+  json j = ThreadsJson({"--intra", "2", "--inter", "1", "--intra-cpus", "0", "--inter-cpus", "0"});
+  EXPECT_EQ(j["intra_op_cpu_affinity"]["cpus"], json::array({0}));
+  EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "api");
+  EXPECT_EQ(j["inter_op_cpu_affinity"]["cpus"], json::array({0}));
+  ProcessResult bad = Loom({"threads", "--intra-cpus", "3-1"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("'3-1'"), std::string::npos) << bad.err;
+  ProcessResult outside = Loom({"threads", "--intra-cpus", "4000"});
+  EXPECT_EQ(outside.exit_code, 1);
+  EXPECT_NE(outside.err.find("CPU 4000"), std::string::npos) << outside.err;
+}
+
 TEST(CliThreads, PinningToACpuOutsideTheMaskIsRejected) {
   ProcessResult r = Loom({"threads"}, {{"LOOM_INTRAOP_CPUS", "4000"}});
   EXPECT_EQ(r.exit_code, 1);

@@ -10,9 +10,12 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: loom [threads [--json] [--intra N] [--inter N] [--spin-us N]]\n"
+    "usage: loom [threads [--json] [--intra N] [--inter N] [--spin-us N]\n"
+    "                     [--intra-cpus LIST] [--inter-cpus LIST]]\n"
     "  threads   start the runtime and print the threading configuration in force\n"
-    "            and the threads it created (also the default with no arguments)\n";
+    "            and the threads it created (also the default with no arguments).\n"
+    "            Flags act like API calls: LOOM_*/TF_* environment variables\n"
+    "            outrank them. LIST is a CPU list such as 0-3,6.\n";
 
 }  // namespace
 

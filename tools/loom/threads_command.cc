@@ -21,7 +21,19 @@ namespace threading = config::threading;
 struct ThreadsFlags {
   bool json = false;
   std::optional<int> intra, inter, spin_us;
+  std::optional<std::vector<int>> intra_cpus, inter_cpus;
 };
+
+std::vector<int> CpuListValue(const std::vector<std::string>& args, size_t& i) {
+  const std::string& flag = args[i];
+  if (i + 1 >= args.size()) throw InvalidArgumentError(flag + " needs a CPU list such as 0-3,6");
+  const std::string& text = args[++i];
+  std::optional<std::vector<int>> cpus = platform::ParseCpuList(text);
+  if (!cpus || cpus->empty()) {
+    throw InvalidArgumentError(flag + " expects a CPU list such as 0-3,6, got '" + text + "'");
+  }
+  return *cpus;
+}
 
 int FlagValue(const std::vector<std::string>& args, size_t& i) {
   const std::string& flag = args[i];
@@ -45,6 +57,10 @@ ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
       flags.inter = FlagValue(args, i);
     } else if (args[i] == "--spin-us") {
       flags.spin_us = FlagValue(args, i);
+    } else if (args[i] == "--intra-cpus") {
+      flags.intra_cpus = CpuListValue(args, i);
+    } else if (args[i] == "--inter-cpus") {
+      flags.inter_cpus = CpuListValue(args, i);
     } else {
       throw InvalidArgumentError("loom threads: unknown argument '" + args[i] + "'");
     }
@@ -64,11 +80,12 @@ void PrintText(const threading::Description& d) {
     std::string cpus = s.cpus.empty() ? "not pinned" : platform::FormatCpuList(s.cpus);
     std::printf("%-30s %6s   (%s)\n", name, cpus.c_str(), s.source.c_str());
   }
-  std::string quota = d.cpu.cgroup_quota ? std::to_string(*d.cpu.cgroup_quota) : "none";
+  char quota[32] = "none";
+  if (d.cpu.cgroup_quota) std::snprintf(quota, sizeof(quota), "%.2f CPUs", *d.cpu.cgroup_quota);
   std::printf(
       "cpu: %d logical, affinity %d (%s), cgroup quota %s, %d physical cores -> %d usable\n",
-      d.cpu.logical, d.cpu.affinity, platform::FormatCpuList(d.cpu.affinity_cpus).c_str(),
-      quota.c_str(), d.cpu.physical_cores, d.cpu.usable);
+      d.cpu.logical, d.cpu.affinity, platform::FormatCpuList(d.cpu.affinity_cpus).c_str(), quota,
+      d.cpu.physical_cores, d.cpu.usable);
   for (const std::string& note : d.cpu.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("threads created by loom: %zu\n", d.threads.size());
   for (const auto& t : d.threads) {
@@ -85,6 +102,8 @@ int ThreadsCommand(const std::vector<std::string>& args) {
   if (flags.intra) threading::set_intra_op_parallelism_threads(*flags.intra);
   if (flags.inter) threading::set_inter_op_parallelism_threads(*flags.inter);
   if (flags.spin_us) threading::set_spin_wait_us(*flags.spin_us);
+  if (flags.intra_cpus) threading::set_intra_op_cpu_affinity(*flags.intra_cpus);
+  if (flags.inter_cpus) threading::set_inter_op_cpu_affinity(*flags.inter_cpus);
   start_runtime();
   const threading::Description d = threading::describe();
   if (!flags.json) {
