@@ -1,0 +1,180 @@
+// Tensors: a dtype, a shape and 64-byte aligned, shared storage.
+//
+//   loom::Tensor x(loom::DType::kFloat32, {2, 3});   // zero-filled
+//   float* p = x.data<float>();                       // checks the dtype
+//   loom::Tensor y = x.reshape({3, 2});               // same storage
+//
+// Sizes are checked before anything is allocated: a negative dimension, an
+// element count or byte size that overflows int64, or more than
+// kMaxTensorBytes throws loom::InvalidArgumentError naming the shape. A
+// failed allocation throws loom::RuntimeError. Nothing here ever crashes on
+// a bad size.
+//
+// Layout: dense, row-major (C order). Copying a Tensor copies a handle; the
+// storage is shared (use clone() for a deep copy).
+//
+// Thread safety: a Tensor may be read from many threads at once; writing
+// its elements while others read them is the caller's race to avoid.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "loom/float16.h"
+
+namespace loom {
+
+enum class DType : uint8_t {
+  kFloat32,
+  kFloat64,
+  kFloat16,
+  kInt8,
+  kUInt8,
+  kInt32,
+  kInt64,
+  kBool,
+};
+
+// Bytes per element: 4, 8, 2, 1, 1, 4, 8, 1 (bool is one byte, 0 or 1).
+size_t dtype_size(DType dtype);
+
+// "float32", "float64", "float16", "int8", "uint8", "int32", "int64", "bool".
+std::string_view dtype_name(DType dtype);
+
+// The DType of a C++ element type; a compile error for any other type.
+template <typename T>
+constexpr DType dtype_of();
+
+// The largest tensor Loom allocates: a guard against a typo in a shape
+// becoming an out-of-memory kill (storage is zero-filled, so every page is
+// touched). 2^40 bytes = 1 TiB.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+
+class Shape {
+ public:
+  Shape() = default;  // rank 0: a scalar with one element
+  Shape(std::initializer_list<int64_t> dims);
+  // Throws loom::InvalidArgumentError if a dimension is negative or the
+  // element count overflows int64.
+  explicit Shape(std::vector<int64_t> dims);
+
+  int rank() const { return static_cast<int>(dims_.size()); }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  // Dimension `axis`; negative axes count from the end (-1 is the last).
+  // Throws loom::InvalidArgumentError when out of range.
+  int64_t dim(int axis) const;
+  int64_t num_elements() const { return num_elements_; }
+
+  std::string to_string() const;  // "[2, 3]", "[]" for a scalar
+
+  friend bool operator==(const Shape& a, const Shape& b) { return a.dims_ == b.dims_; }
+
+ private:
+  std::vector<int64_t> dims_;
+  int64_t num_elements_ = 1;
+};
+
+// NumPy / ONNX multidirectional broadcasting: shapes are aligned at the
+// right; each pair of dimensions must be equal or one of them 1. Throws
+// loom::InvalidArgumentError naming both shapes and the clashing axis.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
+namespace detail {
+class Storage;
+}
+
+class Tensor {
+ public:
+  // An empty float32 tensor of shape [0], with no storage.
+  Tensor();
+  // A zero-filled tensor. Throws as described at the top of this file.
+  Tensor(DType dtype, Shape shape);
+
+  // A tensor holding a copy of `values`; its shape's element count must
+  // equal values.size().
+  template <typename T>
+  static Tensor from_vector(Shape shape, const std::vector<T>& values);
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t num_elements() const { return shape_.num_elements(); }
+  size_t nbytes() const { return static_cast<size_t>(num_elements()) * dtype_size(dtype_); }
+
+  // The first element, 64-byte aligned; null when num_elements() is 0.
+  void* raw_data();
+  const void* raw_data() const;
+
+  // Typed access. Throws loom::InvalidArgumentError if T is not the dtype.
+  template <typename T>
+  T* data() {
+    check_dtype(dtype_of<T>());
+    return static_cast<T*>(raw_data());
+  }
+  template <typename T>
+  const T* data() const {
+    check_dtype(dtype_of<T>());
+    return static_cast<const T*>(raw_data());
+  }
+
+  // The same elements viewed with another shape (no copy). Throws
+  // loom::InvalidArgumentError if the element counts differ.
+  Tensor reshape(Shape shape) const;
+
+  // A deep copy with its own storage.
+  Tensor clone() const;
+
+  bool shares_storage_with(const Tensor& other) const;
+
+ private:
+  void check_dtype(DType requested) const;
+
+  DType dtype_;
+  Shape shape_;
+  std::shared_ptr<detail::Storage> storage_;
+};
+
+// ---- implementation details of the templates above ----
+
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return DType::kFloat32;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::kFloat64;
+  else if constexpr (std::is_same_v<T, Float16>)
+    return DType::kFloat16;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return DType::kInt8;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::kUInt8;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::kInt32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::kInt64;
+  else if constexpr (std::is_same_v<T, bool>)
+    return DType::kBool;
+  else
+    static_assert(sizeof(T) == 0, "not a Loom element type");
+}
+
+namespace detail {
+// Throws loom::InvalidArgumentError naming both counts when they differ.
+void check_element_count(const Shape& shape, size_t values);
+}  // namespace detail
+
+template <typename T>
+Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {
+  detail::check_element_count(shape, values.size());
+  Tensor tensor(dtype_of<T>(), std::move(shape));
+  T* out = tensor.data<T>();
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  return tensor;
+}
+
+}  // namespace loom

@@ -1,0 +1,81 @@
+#include "loom/tensor.h"
+
+#include <cstring>
+#include <string>
+
+#include "loom/errors.h"
+#include "tensor/storage.h"
+
+namespace loom {
+namespace {
+
+// Bytes for `count` elements of `dtype`, refusing overflow and anything
+// above kMaxTensorBytes before a single byte is allocated.
+size_t CheckedByteSize(DType dtype, const Shape& shape) {
+  int64_t bytes = 0;
+  const auto element = static_cast<int64_t>(dtype_size(dtype));
+  if (__builtin_mul_overflow(shape.num_elements(), element, &bytes) || bytes > kMaxTensorBytes) {
+    throw InvalidArgumentError("tensor of shape " + shape.to_string() + " and dtype " +
+                               std::string(dtype_name(dtype)) + " would need " +
+                               std::to_string(shape.num_elements()) + " x " +
+                               std::to_string(element) + " bytes, more than the limit of " +
+                               std::to_string(kMaxTensorBytes) + " bytes (kMaxTensorBytes)");
+  }
+  return static_cast<size_t>(bytes);
+}
+
+}  // namespace
+
+namespace detail {
+
+void check_element_count(const Shape& shape, size_t values) {
+  if (static_cast<uint64_t>(shape.num_elements()) != values) {
+    throw InvalidArgumentError("shape " + shape.to_string() + " holds " +
+                               std::to_string(shape.num_elements()) + " elements but " +
+                               std::to_string(values) + " values were given");
+  }
+}
+
+}  // namespace detail
+
+Tensor::Tensor() : dtype_(DType::kFloat32), shape_({0}) {}
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  storage_ = std::make_shared<detail::Storage>(CheckedByteSize(dtype_, shape_));
+}
+
+void* Tensor::raw_data() { return storage_ ? storage_->data() : nullptr; }
+
+const void* Tensor::raw_data() const { return storage_ ? storage_->data() : nullptr; }
+
+void Tensor::check_dtype(DType requested) const {
+  if (requested != dtype_) {
+    throw InvalidArgumentError("tensor of shape " + shape_.to_string() + " has dtype " +
+                               std::string(dtype_name(dtype_)) + ", not the requested " +
+                               std::string(dtype_name(requested)));
+  }
+}
+
+Tensor Tensor::reshape(Shape shape) const {
+  if (shape.num_elements() != num_elements()) {
+    throw InvalidArgumentError("cannot reshape " + shape_.to_string() + " (" +
+                               std::to_string(num_elements()) + " elements) to " +
+                               shape.to_string() + " (" + std::to_string(shape.num_elements()) +
+                               " elements)");
+  }
+  Tensor view = *this;
+  view.shape_ = std::move(shape);
+  return view;
+}
+
+Tensor Tensor::clone() const {
+  Tensor copy(dtype_, shape_);
+  if (nbytes() > 0) std::memcpy(copy.raw_data(), raw_data(), nbytes());
+  return copy;
+}
+
+bool Tensor::shares_storage_with(const Tensor& other) const {
+  return storage_ != nullptr && storage_ == other.storage_;
+}
+
+}  // namespace loom

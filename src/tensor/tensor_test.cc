@@ -1,0 +1,98 @@
+#include "loom/tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "loom/errors.h"
+
+namespace loom {
+namespace {
+
+TEST(DType, SizesAndNames) {
+  EXPECT_EQ(dtype_size(DType::kFloat32), 4u);
+  EXPECT_EQ(dtype_size(DType::kFloat16), 2u);
+  EXPECT_EQ(dtype_size(DType::kInt64), 8u);
+  EXPECT_EQ(dtype_size(DType::kBool), 1u);
+  EXPECT_EQ(dtype_name(DType::kUInt8), "uint8");
+  static_assert(dtype_of<double>() == DType::kFloat64);
+  static_assert(dtype_of<Float16>() == DType::kFloat16);
+}
+
+TEST(Tensor, StorageIsZeroFilledAnd64ByteAligned) {
+  for (DType dtype : {DType::kFloat32, DType::kInt8, DType::kFloat64, DType::kBool}) {
+    Tensor t(dtype, {3, 7});
+    EXPECT_EQ(t.nbytes(), 21 * dtype_size(dtype));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % 64, 0u);
+    const auto* bytes = static_cast<const uint8_t*>(t.raw_data());
+    for (size_t i = 0; i < t.nbytes(); ++i) ASSERT_EQ(bytes[i], 0) << i;
+  }
+}
+
+TEST(Tensor, ZeroElementTensorHasNoData) {
+  Tensor t(DType::kFloat32, {4, 0});
+  EXPECT_EQ(t.num_elements(), 0);
+  EXPECT_EQ(t.nbytes(), 0u);
+  EXPECT_EQ(t.raw_data(), nullptr);
+  EXPECT_EQ(Tensor().num_elements(), 0);
+}
+
+TEST(Tensor, AbsurdShapesAreClearErrorsNotCrashes) {
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_THROW(Tensor(DType::kFloat32, {big, big}), InvalidArgumentError);
+  // 2^62 elements fit in int64 but not their bytes.
+  EXPECT_THROW(Tensor(DType::kFloat32, {int64_t{1} << 62}), InvalidArgumentError);
+  try {
+    Tensor(DType::kFloat32, {1 << 20, 1 << 20});  // 4 TiB
+    FAIL() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("[1048576, 1048576]"), std::string::npos) << message;
+    EXPECT_NE(message.find("float32"), std::string::npos) << message;
+    EXPECT_NE(message.find("kMaxTensorBytes"), std::string::npos) << message;
+  }
+}
+
+TEST(Tensor, TypedAccessChecksTheDtype) {
+  Tensor t(DType::kInt32, {2});
+  t.data<int32_t>()[1] = 7;
+  EXPECT_EQ(t.data<int32_t>()[1], 7);
+  try {
+    t.data<float>();
+    FAIL() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("int32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("float32"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Tensor, FromVectorCopiesValuesAndChecksTheCount) {
+  Tensor t = Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(t.dtype(), DType::kFloat32);
+  EXPECT_EQ(t.data<float>()[3], 4.0f);
+  EXPECT_THROW(Tensor::from_vector<float>({2, 2}, {1, 2, 3}), InvalidArgumentError);
+  Tensor h = Tensor::from_vector<Float16>({1}, {Float16(0.5f)});
+  EXPECT_EQ(static_cast<float>(h.data<Float16>()[0]), 0.5f);
+}
+
+TEST(Tensor, ReshapeSharesStorageAndChecksCount) {
+  Tensor t = Tensor::from_vector<int64_t>({2, 3}, {0, 1, 2, 3, 4, 5});
+  Tensor r = t.reshape({3, 2});
+  EXPECT_TRUE(r.shares_storage_with(t));
+  EXPECT_EQ(r.shape(), Shape({3, 2}));
+  r.data<int64_t>()[0] = 42;
+  EXPECT_EQ(t.data<int64_t>()[0], 42);
+  EXPECT_THROW(t.reshape({4}), InvalidArgumentError);
+}
+
+TEST(Tensor, CloneIsIndependent) {
+  Tensor t = Tensor::from_vector<double>({2}, {1.5, 2.5});
+  Tensor c = t.clone();
+  EXPECT_FALSE(c.shares_storage_with(t));
+  c.data<double>()[0] = -1;
+  EXPECT_EQ(t.data<double>()[0], 1.5);
+  EXPECT_EQ(c.data<double>()[1], 2.5);
+}
+
+}  // namespace
+}  // namespace loom
