@@ -1,52 +1,50 @@
+#include <array>
 #include <string>
 
 #include "loom/errors.h"
 #include "loom/tensor.h"
 
 namespace loom {
+namespace {
 
-size_t dtype_size(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return 4;
-    case DType::kFloat64:
-      return 8;
-    case DType::kFloat16:
-      return 2;
-    case DType::kInt8:
-      return 1;
-    case DType::kUInt8:
-      return 1;
-    case DType::kInt32:
-      return 4;
-    case DType::kInt64:
-      return 8;
-    case DType::kBool:
-      return 1;
+struct DTypeInfo {
+  DType dtype;
+  size_t size;
+  std::string_view name;
+};
+
+// One row per DType, in enum order (checked below).
+constexpr std::array<DTypeInfo, 8> kDTypes = {{
+    {DType::kFloat32, 4, "float32"},
+    {DType::kFloat64, 8, "float64"},
+    {DType::kFloat16, 2, "float16"},
+    {DType::kInt8, 1, "int8"},
+    {DType::kUInt8, 1, "uint8"},
+    {DType::kInt32, 4, "int32"},
+    {DType::kInt64, 8, "int64"},
+    {DType::kBool, 1, "bool"},
+}};
+
+constexpr bool InEnumOrder() {
+  for (size_t i = 0; i < kDTypes.size(); ++i) {
+    if (static_cast<size_t>(kDTypes[i].dtype) != i) return false;
   }
-  throw InvalidArgumentError("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+  return true;
+}
+static_assert(InEnumOrder(), "kDTypes rows must follow the DType enum");
+
+const DTypeInfo& Info(DType dtype) {
+  const auto index = static_cast<size_t>(dtype);
+  if (index >= kDTypes.size()) {
+    throw InvalidArgumentError("unknown dtype " + std::to_string(index));
+  }
+  return kDTypes[index];
 }
 
-std::string_view dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "float32";
-    case DType::kFloat64:
-      return "float64";
-    case DType::kFloat16:
-      return "float16";
-    case DType::kInt8:
-      return "int8";
-    case DType::kUInt8:
-      return "uint8";
-    case DType::kInt32:
-      return "int32";
-    case DType::kInt64:
-      return "int64";
-    case DType::kBool:
-      return "bool";
-  }
-  throw InvalidArgumentError("unknown dtype " + std::to_string(static_cast<int>(dtype)));
-}
+}  // namespace
+
+size_t dtype_size(DType dtype) { return Info(dtype).size; }
+
+std::string_view dtype_name(DType dtype) { return Info(dtype).name; }
 
 }  // namespace loom
