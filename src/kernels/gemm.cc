@@ -1,0 +1,177 @@
+// Packed GEMM driver (Goto/BLIS structure):
+//
+//   for each k block of kKc:            pack op(A)[:, block] into MR-row panels
+//     for each n block of kNc columns:  pack op(B)[block, cols] into NR-col panels
+//       ParallelFor over tiles (row panels x column panels):
+//         micro-kernel per MR x NR tile, accumulating into C
+//
+// C is first set to beta * C + bias, so every k block only accumulates.
+// Parallelism comes from the caller's pool through ParallelFor only.
+#include "kernels/gemm.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "base/aligned_buffer.h"
+#include "kernels/gemm_micro_kernel.h"
+#include "loom/errors.h"
+#include "threading/parallel_for.h"
+
+namespace loom::kernels {
+namespace {
+
+struct MicroKernelEntry {
+  Isa isa;
+  int mr;
+  int nr;
+  GemmMicroKernel run;
+};
+
+// The GEMM micro-kernel registry: one row per ISA level.
+constexpr std::array<MicroKernelEntry, 3> kMicroKernels = {{
+    {Isa::kPortable, 4, 8, f32_gemm_4x8__portable},
+    {Isa::kAvx2Fma, 6, 16, f32_gemm_6x16__avx2_fma},
+    {Isa::kAvx512f, 12, 32, f32_gemm_12x32__avx512f},
+}};
+
+// Depth of a k block: a 12 x 256 A panel (12 KB) and a 256 x 32 B panel
+// (32 KB) stay in L1/L2 while a tile is computed.
+constexpr int64_t kKc = 256;
+// Columns per n block: a 256 x 2048 packed B block is 2 MB, well inside L3.
+constexpr int64_t kNc = 2048;
+// A parallel work unit: this many row panels by this many column panels.
+constexpr int64_t kRowPanelsPerUnit = 8;
+constexpr int64_t kColPanelsPerUnit = 4;
+// Cost-model guess for ParallelFor: ~40 flop per ns on one core.
+constexpr double kFlopsPerNs = 40;
+
+const MicroKernelEntry& KernelFor(Isa isa) {
+  for (const auto& entry : kMicroKernels) {
+    if (entry.isa == isa) return entry;
+  }
+  throw InvalidArgumentError("no GEMM micro-kernel for ISA " + std::string(IsaName(isa)));
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+float ElementA(const GemmArgs& g, int64_t i, int64_t p) {
+  return g.transpose_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
+}
+
+float ElementB(const GemmArgs& g, int64_t p, int64_t j) {
+  return g.transpose_b ? g.b[j * g.ldb + p] : g.b[p * g.ldb + j];
+}
+
+// Row panel r of op(A)[:, pc:pc+kc]: packed[p * mr + i] = A[r*mr + i][pc + p].
+void PackAPanel(const GemmArgs& g, int64_t r, int64_t pc, int64_t kc, int mr, float* packed) {
+  const int64_t row0 = r * mr;
+  const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - row0));
+  for (int64_t p = 0; p < kc; ++p) {
+    for (int i = 0; i < rows; ++i) packed[p * mr + i] = ElementA(g, row0 + i, pc + p);
+    for (int i = rows; i < mr; ++i) packed[p * mr + i] = 0.0f;
+  }
+}
+
+// Column panel q of op(B)[pc:pc+kc, jc:jc+nc]: packed[p * nr + j] = B[pc+p][jc + q*nr + j].
+void PackBPanel(const GemmArgs& g, int64_t q, int64_t pc, int64_t kc, int64_t jc, int64_t nc,
+                int nr, float* packed) {
+  const int64_t col0 = jc + q * nr;
+  const int cols = static_cast<int>(std::min<int64_t>(nr, jc + nc - col0));
+  for (int64_t p = 0; p < kc; ++p) {
+    for (int j = 0; j < cols; ++j) packed[p * nr + j] = ElementB(g, pc + p, col0 + j);
+    for (int j = cols; j < nr; ++j) packed[p * nr + j] = 0.0f;
+  }
+}
+
+// C = beta * C + bias; with beta == 0, C is only written.
+void InitializeC(const GemmArgs& g, threading::ThreadPool* pool) {
+  threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      float* row = g.c + i * g.ldc;
+      for (int64_t j = 0; j < g.n; ++j) {
+        const float bias = g.bias != nullptr ? g.bias[j] : 0.0f;
+        row[j] = g.beta == 0.0f ? bias : g.beta * row[j] + bias;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void ValidateGemmArgs(const GemmArgs& g) {
+  auto fail = [](const std::string& what) { throw InvalidArgumentError("gemm: " + what); };
+  if (g.m < 0 || g.n < 0 || g.k < 0) {
+    fail("negative size m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+         " k=" + std::to_string(g.k));
+  }
+  const int64_t a_row = g.transpose_a ? g.m : g.k;
+  const int64_t b_row = g.transpose_b ? g.k : g.n;
+  if (g.lda < std::max<int64_t>(a_row, 1))
+    fail("lda " + std::to_string(g.lda) + " < row length " + std::to_string(a_row));
+  if (g.ldb < std::max<int64_t>(b_row, 1))
+    fail("ldb " + std::to_string(g.ldb) + " < row length " + std::to_string(b_row));
+  if (g.ldc < std::max<int64_t>(g.n, 1))
+    fail("ldc " + std::to_string(g.ldc) + " < n " + std::to_string(g.n));
+  if (g.m > 0 && g.n > 0 && g.c == nullptr) fail("C is null");
+  if (g.m > 0 && g.n > 0 && g.k > 0 && (g.a == nullptr || g.b == nullptr)) fail("A or B is null");
+}
+
+void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
+  ValidateGemmArgs(g);
+  if (g.m == 0 || g.n == 0) return;
+  InitializeC(g, pool);
+  if (g.k == 0 || g.alpha == 0.0f) return;
+
+  const MicroKernelEntry& kernel = KernelFor(isa);
+  const int mr = kernel.mr, nr = kernel.nr;
+  const int64_t row_panels = CeilDiv(g.m, mr);
+  base::AlignedBuffer packed_a(sizeof(float) * row_panels * mr * kKc);
+  base::AlignedBuffer packed_b(sizeof(float) * CeilDiv(std::min(g.n, kNc), nr) * nr * kKc);
+  auto* a_panels = static_cast<float*>(packed_a.data());
+  auto* b_panels = static_cast<float*>(packed_b.data());
+
+  for (int64_t pc = 0; pc < g.k; pc += kKc) {
+    const int64_t kc = std::min(kKc, g.k - pc);
+    threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
+                           [&](int64_t begin, int64_t end) {
+                             for (int64_t r = begin; r < end; ++r) {
+                               PackAPanel(g, r, pc, kc, mr, a_panels + r * mr * kc);
+                             }
+                           });
+    for (int64_t jc = 0; jc < g.n; jc += kNc) {
+      const int64_t nc = std::min(kNc, g.n - jc);
+      const int64_t col_panels = CeilDiv(nc, nr);
+      threading::ParallelFor(pool, col_panels, static_cast<double>(nr * kc),
+                             [&](int64_t begin, int64_t end) {
+                               for (int64_t q = begin; q < end; ++q) {
+                                 PackBPanel(g, q, pc, kc, jc, nc, nr, b_panels + q * nr * kc);
+                               }
+                             });
+      const int64_t unit_rows = CeilDiv(row_panels, kRowPanelsPerUnit);
+      const int64_t unit_cols = CeilDiv(col_panels, kColPanelsPerUnit);
+      const double unit_flops = 2.0 * kRowPanelsPerUnit * mr * kColPanelsPerUnit * nr * kc;
+      threading::ParallelFor(
+          pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
+            for (int64_t unit = begin; unit < end; ++unit) {
+              const int64_t r0 = (unit / unit_cols) * kRowPanelsPerUnit;
+              const int64_t q0 = (unit % unit_cols) * kColPanelsPerUnit;
+              const int64_t r1 = std::min(row_panels, r0 + kRowPanelsPerUnit);
+              const int64_t q1 = std::min(col_panels, q0 + kColPanelsPerUnit);
+              // One B panel stays in L1 while it meets every A panel of the unit.
+              for (int64_t q = q0; q < q1; ++q) {
+                const int64_t col = jc + q * nr;
+                const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
+                for (int64_t r = r0; r < r1; ++r) {
+                  const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
+                  kernel.run(kc, a_panels + r * mr * kc, b_panels + q * nr * kc,
+                             g.c + r * mr * g.ldc + col, g.ldc, g.alpha, rows, cols);
+                }
+              }
+            }
+          });
+    }
+  }
+}
+
+}  // namespace loom::kernels

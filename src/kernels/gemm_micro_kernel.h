@@ -1,0 +1,25 @@
+// GEMM micro-kernels: each computes one MR x NR tile of C from packed panels.
+//
+//   a: kc x MR, packed column by column (a[p * MR + i] = A[i][p])
+//   b: kc x NR, packed row by row       (b[p * NR + j] = B[p][j])
+//   C[i][j] += alpha * sum_p a[p*MR+i] * b[p*NR+j]   for i < mr, j < nr
+//
+// Panels are zero-padded to MR / NR, so a kernel may compute the full tile
+// and store only the valid mr x nr corner.
+#pragma once
+
+#include <cstdint>
+
+namespace loom::kernels {
+
+using GemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                                 float alpha, int mr, int nr);
+
+void f32_gemm_4x8__portable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                            float alpha, int mr, int nr);
+void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             float alpha, int mr, int nr);
+void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             float alpha, int mr, int nr);
+
+}  // namespace loom::kernels

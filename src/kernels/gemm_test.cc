@@ -1,0 +1,186 @@
+#include "kernels/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "loom/errors.h"
+#include "threading/thread_pool.h"
+
+namespace loom::kernels {
+namespace {
+
+struct Problem {
+  int64_t m, n, k;
+  bool ta, tb;
+  float alpha, beta;
+  bool bias;
+};
+
+struct Buffers {
+  std::vector<float> a, b, c, bias;
+};
+
+Buffers MakeBuffers(const Problem& p, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto fill = [&](size_t count) {
+    std::vector<float> v(count);
+    for (float& x : v) x = dist(rng);
+    return v;
+  };
+  // Leading dimensions are padded by 3 to catch kernels that assume packed rows.
+  return {fill(static_cast<size_t>((p.ta ? p.k : p.m) * ((p.ta ? p.m : p.k) + 3))),
+          fill(static_cast<size_t>((p.tb ? p.n : p.k) * ((p.tb ? p.k : p.n) + 3))),
+          fill(static_cast<size_t>(p.m * (p.n + 3))), fill(static_cast<size_t>(p.n))};
+}
+
+GemmArgs ArgsFor(const Problem& p, Buffers& buf) {
+  GemmArgs g;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.transpose_a = p.ta;
+  g.transpose_b = p.tb;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  g.a = buf.a.data();
+  g.lda = (p.ta ? p.m : p.k) + 3;
+  g.b = buf.b.data();
+  g.ldb = (p.tb ? p.k : p.n) + 3;
+  g.c = buf.c.data();
+  g.ldc = p.n + 3;
+  g.bias = p.bias ? buf.bias.data() : nullptr;
+  return g;
+}
+
+std::vector<Isa> SupportedIsas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::kPortable, Isa::kAvx2Fma, Isa::kAvx512f}) {
+    if (IsaSupported(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+std::unique_ptr<threading::ThreadPool> PoolWithThreads(int threads) {
+  threading::ThreadPoolOptions options;
+  options.name = "gemmtest";
+  options.num_threads = threads - 1;  // the caller is the last thread
+  options.spin_wait_us = 20;
+  return std::make_unique<threading::ThreadPool>(options);
+}
+
+// Float error grows with k; values are in [-1, 1].
+float Tolerance(int64_t k) { return 2e-5f * std::sqrt(static_cast<float>(k) + 1) + 1e-6f; }
+
+void ExpectMatchesReference(const Problem& p, Isa isa, threading::ThreadPool* pool) {
+  Buffers expected = MakeBuffers(p, 11);
+  Buffers actual = expected;
+  f32_gemm_reference(ArgsFor(p, expected));
+  f32_gemm(ArgsFor(p, actual), pool, isa);
+  for (int64_t i = 0; i < p.m; ++i) {
+    for (int64_t j = 0; j < p.n + 3; ++j) {
+      const size_t at = static_cast<size_t>(i * (p.n + 3) + j);
+      if (j >= p.n) {
+        // Padding beyond n must be untouched.
+        ASSERT_EQ(actual.c[at], expected.c[at]) << "padding written at " << i << "," << j;
+        continue;
+      }
+      ASSERT_NEAR(actual.c[at], expected.c[at], Tolerance(p.k))
+          << IsaName(isa) << " m=" << p.m << " n=" << p.n << " k=" << p.k << " ta=" << p.ta
+          << " tb=" << p.tb << " at (" << i << "," << j << ")";
+    }
+  }
+}
+
+TEST(Gemm, MatchesReferenceForEveryIsaAndThreadCount) {
+  const std::vector<Problem> problems = {
+      {1, 1, 1, false, false, 1, 0, false},     {7, 13, 5, false, false, 1, 0, false},
+      {13, 37, 29, true, false, 0.5f, 1, true}, {31, 17, 300, false, true, 1, 0.25f, false},
+      {1, 100, 64, false, false, 1, 0, true},   {5, 3, 257, true, true, -2, 0, false},
+      {50, 70, 513, false, false, 1, 0, true},  {97, 1, 11, false, true, 1, 1, false},
+      {0, 5, 5, false, false, 1, 0, false},     {4, 0, 5, false, false, 1, 0, false},
+      {6, 9, 0, false, false, 1, 0.5f, true},   {12, 32, 256, false, false, 1, 0, false},
+  };
+  for (int threads : {1, 2, 3, 7}) {
+    auto pool = PoolWithThreads(threads);
+    for (Isa isa : SupportedIsas()) {
+      for (const Problem& p : problems) ExpectMatchesReference(p, isa, pool.get());
+    }
+  }
+}
+
+TEST(Gemm, ManyColumnBlocksAndRandomShapes) {
+  auto pool = PoolWithThreads(2);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int64_t> small(1, 40);
+  for (Isa isa : SupportedIsas()) {
+    ExpectMatchesReference({3, 2100, 20, false, false, 1, 0, true}, isa, pool.get());  // > kNc
+    for (int round = 0; round < 10; ++round) {
+      ExpectMatchesReference({small(rng), small(rng) * 3, small(rng) * 7, round % 2 == 0,
+                              round % 3 == 0, 1, round % 2 ? 0.f : 1.f, round % 4 == 0},
+                             isa, pool.get());
+    }
+  }
+}
+
+TEST(Gemm, BitExactAcrossThreadCounts) {
+  // Threads only split C into tiles; each element is accumulated in the same
+  // order whatever the thread count.
+  const Problem p{67, 91, 530, false, false, 1, 0, true};
+  for (Isa isa : SupportedIsas()) {
+    std::vector<float> first;
+    for (int threads : {1, 2, 3, 7}) {
+      auto pool = PoolWithThreads(threads);
+      Buffers buf = MakeBuffers(p, 5);
+      f32_gemm(ArgsFor(p, buf), pool.get(), isa);
+      if (first.empty()) {
+        first = buf.c;
+      } else {
+        EXPECT_EQ(buf.c, first) << IsaName(isa) << " threads=" << threads;
+      }
+    }
+  }
+}
+
+TEST(Gemm, BetaZeroIgnoresGarbageInC) {
+  const Problem p{9, 21, 17, false, false, 1, 0, false};
+  for (Isa isa : SupportedIsas()) {
+    Buffers buf = MakeBuffers(p, 2);
+    for (float& x : buf.c) x = std::numeric_limits<float>::quiet_NaN();
+    f32_gemm(ArgsFor(p, buf), nullptr, isa);
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) ASSERT_FALSE(std::isnan(buf.c[i * (p.n + 3) + j]));
+    }
+  }
+}
+
+TEST(Gemm, InvalidArgumentsAreClearErrors) {
+  std::vector<float> x(16);
+  GemmArgs g;
+  g.m = 2;
+  g.n = 2;
+  g.k = 2;
+  g.a = x.data();
+  g.b = x.data();
+  g.c = x.data();
+  g.lda = g.ldb = g.ldc = 2;
+  EXPECT_NO_THROW(f32_gemm(g, nullptr, Isa::kPortable));
+  GemmArgs negative = g;
+  negative.k = -1;
+  EXPECT_THROW(f32_gemm(negative, nullptr, Isa::kPortable), InvalidArgumentError);
+  GemmArgs short_rows = g;
+  short_rows.lda = 1;
+  EXPECT_THROW(f32_gemm(short_rows, nullptr, Isa::kPortable), InvalidArgumentError);
+  GemmArgs null_c = g;
+  null_c.c = nullptr;
+  EXPECT_THROW(f32_gemm(null_c, nullptr, Isa::kPortable), InvalidArgumentError);
+  EXPECT_THROW(f32_gemm_reference(null_c), InvalidArgumentError);
+}
+
+}  // namespace
+}  // namespace loom::kernels
