@@ -15,6 +15,7 @@
 
 #include "base/aligned_buffer.h"
 #include "kernels/gemm_micro_kernel.h"
+#include "kernels/gemm_skinny.h"
 #include "loom/errors.h"
 #include "threading/parallel_for.h"
 
@@ -26,14 +27,23 @@ struct MicroKernelEntry {
   int mr;
   int nr;
   GemmMicroKernel run;
+  GemmSkinnyKernel skinny;
 };
 
-// The GEMM micro-kernel registry: one row per ISA level.
+// The GEMM kernel registry: one row per ISA level.
 constexpr std::array<MicroKernelEntry, 3> kMicroKernels = {{
-    {Isa::kPortable, 4, 8, f32_gemm_4x8__portable},
-    {Isa::kAvx2Fma, 6, 16, f32_gemm_6x16__avx2_fma},
-    {Isa::kAvx512f, 12, 32, f32_gemm_12x32__avx512f},
+    {Isa::kPortable, 4, 8, f32_gemm_4x8__portable, f32_gemm_skinny__portable},
+    {Isa::kAvx2Fma, 6, 16, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma},
+    {Isa::kAvx512f, 12, 32, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f},
 }};
+
+// Up to this many rows of C (and B not transposed), the skinny kernels beat
+// packing: packing B costs a full extra pass over it, which nothing
+// amortizes when A has few rows.
+constexpr int64_t kSkinnyMaxRows = 16;
+// Columns per parallel unit of the skinny path. Kernels are called unit by
+// unit, so results do not depend on the thread count.
+constexpr int64_t kSkinnyColsPerUnit = 256;
 
 // Depth of a k block: a 12 x 256 A panel (12 KB) and a 256 x 32 B panel
 // (32 KB) stay in L1/L2 while a tile is computed.
@@ -124,6 +134,19 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   if (g.k == 0 || g.alpha == 0.0f) return;
 
   const MicroKernelEntry& kernel = KernelFor(isa);
+  if (g.m <= kSkinnyMaxRows && !g.transpose_b) {
+    const double unit_flops = 2.0 * g.m * g.k * kSkinnyColsPerUnit;
+    threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_flops / kFlopsPerNs,
+                           [&](int64_t begin, int64_t end) {
+                             // Unit by unit: the same column ranges whatever
+                             // the thread count, so the same rounding.
+                             for (int64_t unit = begin; unit < end; ++unit) {
+                               kernel.skinny(g, unit * kSkinnyColsPerUnit,
+                                             std::min(g.n, (unit + 1) * kSkinnyColsPerUnit));
+                             }
+                           });
+    return;
+  }
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t row_panels = CeilDiv(g.m, mr);
   base::AlignedBuffer packed_a(sizeof(float) * row_panels * mr * kKc);

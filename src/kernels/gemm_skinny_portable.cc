@@ -1,0 +1,16 @@
+#include "kernels/gemm_skinny.h"
+
+namespace loom::kernels {
+
+void f32_gemm_skinny__portable(const GemmArgs& g, int64_t j0, int64_t j1) {
+  for (int64_t i = 0; i < g.m; ++i) {
+    float* c = g.c + i * g.ldc;
+    for (int64_t p = 0; p < g.k; ++p) {
+      const float a = g.alpha * (g.transpose_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p]);
+      const float* b = g.b + p * g.ldb;
+      for (int64_t j = j0; j < j1; ++j) c[j] += a * b[j];
+    }
+  }
+}
+
+}  // namespace loom::kernels
