@@ -128,20 +128,35 @@ TEST(Gemm, ManyColumnBlocksAndRandomShapes) {
   }
 }
 
-TEST(Gemm, BitExactAcrossThreadCounts) {
-  // Threads only split C into tiles; each element is accumulated in the same
-  // order whatever the thread count.
-  const Problem p{67, 91, 530, false, false, 1, 0, true};
+TEST(Gemm, SkinnyShapesMatchReference) {
+  // m <= 16 with B not transposed takes the unpacked path; cover row groups
+  // of every size, several depth blocks (k > 128) and column units (n > 256).
+  auto pool = PoolWithThreads(3);
   for (Isa isa : SupportedIsas()) {
-    std::vector<float> first;
-    for (int threads : {1, 2, 3, 7}) {
-      auto pool = PoolWithThreads(threads);
-      Buffers buf = MakeBuffers(p, 5);
-      f32_gemm(ArgsFor(p, buf), pool.get(), isa);
-      if (first.empty()) {
-        first = buf.c;
-      } else {
-        EXPECT_EQ(buf.c, first) << IsaName(isa) << " threads=" << threads;
+    for (int64_t m : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16}) {
+      ExpectMatchesReference({m, 600, 300, false, false, 1, 0, true}, isa, pool.get());
+      ExpectMatchesReference({m, 77, 129, true, false, 0.5f, 1, false}, isa, pool.get());
+    }
+  }
+}
+
+TEST(Gemm, BitExactAcrossThreadCounts) {
+  // Threads only split C into tiles (or column units on the skinny path);
+  // each element is accumulated in the same order whatever the thread count.
+  const std::vector<Problem> problems = {{67, 91, 530, false, false, 1, 0, true},
+                                         {9, 700, 300, false, false, 1, 0, true}};
+  for (const Problem& p : problems) {
+    for (Isa isa : SupportedIsas()) {
+      std::vector<float> first;
+      for (int threads : {1, 2, 3, 7}) {
+        auto pool = PoolWithThreads(threads);
+        Buffers buf = MakeBuffers(p, 5);
+        f32_gemm(ArgsFor(p, buf), pool.get(), isa);
+        if (first.empty()) {
+          first = buf.c;
+        } else {
+          EXPECT_EQ(buf.c, first) << IsaName(isa) << " m=" << p.m << " threads=" << threads;
+        }
       }
     }
   }
