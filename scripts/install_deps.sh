@@ -5,7 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libopenblas-dev
   clang-format
 )
 
