@@ -1,6 +1,6 @@
 // Packed GEMM driver (Goto/BLIS structure):
 //
-//   for each k block of kKc:            pack op(A)[:, block] into MR-row panels
+//   for each k block of kc:             pack op(A)[:, block] into MR-row panels
 //     for each n block of kNc columns:  pack op(B)[block, cols] into NR-col panels
 //       ParallelFor over tiles (row panels x column panels):
 //         micro-kernel per MR x NR tile, accumulating into C
@@ -11,13 +11,16 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "base/aligned_buffer.h"
 #include "kernels/gemm_micro_kernel.h"
 #include "kernels/gemm_skinny.h"
 #include "loom/errors.h"
 #include "threading/parallel_for.h"
+#include "threading/thread_pool.h"
 
 namespace loom::kernels {
 namespace {
@@ -26,28 +29,28 @@ struct MicroKernelEntry {
   Isa isa;
   int mr;
   int nr;
+  int64_t kc;  // depth of a k block: the kc x NR B panel should stay in L1
   GemmMicroKernel run;
   GemmSkinnyKernel skinny;
+  // Up to this many rows of C (B not transposed) the skinny kernel beats
+  // packing, which costs a full extra pass over B that few rows of A do not
+  // amortize. Measured on Zen 4 (k = n = 512..4096, one thread): AVX-512
+  // skinny 83-85 GFLOP/s vs packed 62-63 at m = 64 (k = n = 1024); AVX2
+  // skinny falls behind packed above 16 rows (36 vs 79 at m = 128).
+  int64_t skinny_max_rows;
 };
 
 // The GEMM kernel registry: one row per ISA level.
 constexpr std::array<MicroKernelEntry, 3> kMicroKernels = {{
-    {Isa::kPortable, 4, 8, f32_gemm_4x8__portable, f32_gemm_skinny__portable},
-    {Isa::kAvx2Fma, 6, 16, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma},
-    {Isa::kAvx512f, 12, 32, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f},
+    {Isa::kPortable, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16},
+    {Isa::kAvx2Fma, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16},
+    {Isa::kAvx512f, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 64},
 }};
 
-// Up to this many rows of C (and B not transposed), the skinny kernels beat
-// packing: packing B costs a full extra pass over it, which nothing
-// amortizes when A has few rows.
-constexpr int64_t kSkinnyMaxRows = 16;
 // Columns per parallel unit of the skinny path. Kernels are called unit by
 // unit, so results do not depend on the thread count.
 constexpr int64_t kSkinnyColsPerUnit = 256;
 
-// Depth of a k block: a 12 x 256 A panel (12 KB) and a 256 x 32 B panel
-// (32 KB) stay in L1/L2 while a tile is computed.
-constexpr int64_t kKc = 256;
 // Columns per n block: a 256 x 2048 packed B block is 2 MB, well inside L3.
 constexpr int64_t kNc = 2048;
 // A parallel work unit: this many row panels by this many column panels.
@@ -64,6 +67,51 @@ const MicroKernelEntry& KernelFor(Isa isa) {
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Packing space, kept per calling thread and only ever grown: allocating
+// (and zero-filling) it on every call cost page faults worth ~12 µs per call
+// at 64^3 (bench/results/sgemm-2026-11-29.md). Helpers write into the
+// caller's buffers while the call lasts. A call nested on the same thread
+// (none exists today) would get fresh buffers instead of clobbering these.
+class PackingScratch {
+ public:
+  PackingScratch() : reused_(!in_use_) { in_use_ = true; }
+  ~PackingScratch() {
+    if (reused_) in_use_ = false;
+  }
+  float* Get(int slot, size_t floats) {
+    std::unique_ptr<base::AlignedBuffer>& buffer = reused_ ? cached_[slot] : local_[slot];
+    if (!buffer || buffer->size() < floats * sizeof(float)) {
+      buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
+    }
+    return static_cast<float*>(buffer->data());
+  }
+
+ private:
+  static thread_local bool in_use_;
+  static thread_local std::unique_ptr<base::AlignedBuffer> cached_[2];
+  bool reused_;
+  std::unique_ptr<base::AlignedBuffer> local_[2];
+};
+
+thread_local bool PackingScratch::in_use_ = false;
+thread_local std::unique_ptr<base::AlignedBuffer> PackingScratch::cached_[2];
+
+// Work units of row panels x column panels: 8 x 4 panels when there is
+// plenty of work, halved (the larger side first) until every thread can
+// get about four units, so small products still spread over the pool.
+std::pair<int64_t, int64_t> UnitShape(int64_t row_panels, int64_t col_panels, int threads) {
+  int64_t rows = kRowPanelsPerUnit, cols = kColPanelsPerUnit;
+  auto units = [&] { return CeilDiv(row_panels, rows) * CeilDiv(col_panels, cols); };
+  while (units() < 4 * threads && (rows > 1 || cols > 1)) {
+    if (rows >= cols) {
+      rows = std::max<int64_t>(1, rows / 2);
+    } else {
+      cols = std::max<int64_t>(1, cols / 2);
+    }
+  }
+  return {rows, cols};
+}
 
 float ElementA(const GemmArgs& g, int64_t i, int64_t p) {
   return g.transpose_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
@@ -134,7 +182,7 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   if (g.k == 0 || g.alpha == 0.0f) return;
 
   const MicroKernelEntry& kernel = KernelFor(isa);
-  if (g.m <= kSkinnyMaxRows && !g.transpose_b) {
+  if (g.m <= kernel.skinny_max_rows && !g.transpose_b) {
     const double unit_flops = 2.0 * g.m * g.k * kSkinnyColsPerUnit;
     threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_flops / kFlopsPerNs,
                            [&](int64_t begin, int64_t end) {
@@ -149,13 +197,14 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   }
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t row_panels = CeilDiv(g.m, mr);
-  base::AlignedBuffer packed_a(sizeof(float) * row_panels * mr * kKc);
-  base::AlignedBuffer packed_b(sizeof(float) * CeilDiv(std::min(g.n, kNc), nr) * nr * kKc);
-  auto* a_panels = static_cast<float*>(packed_a.data());
-  auto* b_panels = static_cast<float*>(packed_b.data());
+  PackingScratch scratch;
+  float* a_panels = scratch.Get(0, static_cast<size_t>(row_panels * mr * kernel.kc));
+  float* b_panels =
+      scratch.Get(1, static_cast<size_t>(CeilDiv(std::min(g.n, kNc), nr) * nr * kernel.kc));
+  const int threads = pool != nullptr ? pool->num_threads() + 1 : 1;
 
-  for (int64_t pc = 0; pc < g.k; pc += kKc) {
-    const int64_t kc = std::min(kKc, g.k - pc);
+  for (int64_t pc = 0; pc < g.k; pc += kernel.kc) {
+    const int64_t kc = std::min(kernel.kc, g.k - pc);
     threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
                            [&](int64_t begin, int64_t end) {
                              for (int64_t r = begin; r < end; ++r) {
@@ -171,16 +220,17 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                                  PackBPanel(g, q, pc, kc, jc, nc, nr, b_panels + q * nr * kc);
                                }
                              });
-      const int64_t unit_rows = CeilDiv(row_panels, kRowPanelsPerUnit);
-      const int64_t unit_cols = CeilDiv(col_panels, kColPanelsPerUnit);
-      const double unit_flops = 2.0 * kRowPanelsPerUnit * mr * kColPanelsPerUnit * nr * kc;
+      const auto [rows_per_unit, cols_per_unit] = UnitShape(row_panels, col_panels, threads);
+      const int64_t unit_rows = CeilDiv(row_panels, rows_per_unit);
+      const int64_t unit_cols = CeilDiv(col_panels, cols_per_unit);
+      const double unit_flops = 2.0 * rows_per_unit * mr * cols_per_unit * nr * kc;
       threading::ParallelFor(
           pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
             for (int64_t unit = begin; unit < end; ++unit) {
-              const int64_t r0 = (unit / unit_cols) * kRowPanelsPerUnit;
-              const int64_t q0 = (unit % unit_cols) * kColPanelsPerUnit;
-              const int64_t r1 = std::min(row_panels, r0 + kRowPanelsPerUnit);
-              const int64_t q1 = std::min(col_panels, q0 + kColPanelsPerUnit);
+              const int64_t r0 = (unit / unit_cols) * rows_per_unit;
+              const int64_t q0 = (unit % unit_cols) * cols_per_unit;
+              const int64_t r1 = std::min(row_panels, r0 + rows_per_unit);
+              const int64_t q1 = std::min(col_panels, q0 + cols_per_unit);
               // One B panel stays in L1 while it meets every A panel of the unit.
               for (int64_t q = q0; q < q1; ++q) {
                 const int64_t col = jc + q * nr;

@@ -1,5 +1,6 @@
 // Skinny GEMM kernels for few rows of C (batch-1 style inference), B not
-// transposed: no packing, B is streamed once per group of 4 rows of A.
+// transposed: no packing; B is streamed once per group of rows of A (up to 8
+// rows with AVX-512, 4 with AVX2).
 //
 // Computes, for rows [0, m) and columns [j0, j1) of C:
 //   C[i][j] += alpha * sum_p op(A)[i][p] * B[p][j]

@@ -129,11 +129,11 @@ TEST(Gemm, ManyColumnBlocksAndRandomShapes) {
 }
 
 TEST(Gemm, SkinnyShapesMatchReference) {
-  // m <= 16 with B not transposed takes the unpacked path; cover row groups
+  // Few rows with B not transposed take the unpacked path; cover row groups
   // of every size, several depth blocks (k > 128) and column units (n > 256).
   auto pool = PoolWithThreads(3);
   for (Isa isa : SupportedIsas()) {
-    for (int64_t m : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16}) {
+    for (int64_t m : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 40, 64}) {
       ExpectMatchesReference({m, 600, 300, false, false, 1, 0, true}, isa, pool.get());
       ExpectMatchesReference({m, 77, 129, true, false, 0.5f, 1, false}, isa, pool.get());
     }
