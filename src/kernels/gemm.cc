@@ -60,6 +60,11 @@ constexpr int64_t kColPanelsPerUnit = 4;
 constexpr double kFlopsPerNs = 40;
 
 const MicroKernelEntry& KernelFor(Isa isa) {
+  // Running another ISA's code would be SIGILL, not an error message.
+  if (!IsaSupported(isa)) {
+    throw InvalidArgumentError("gemm: ISA " + std::string(IsaName(isa)) +
+                               " is not supported by this CPU");
+  }
   for (const auto& entry : kMicroKernels) {
     if (entry.isa == isa) return entry;
   }

@@ -39,7 +39,8 @@ struct GemmArgs {
 };
 
 // Throws loom::InvalidArgumentError for negative sizes, leading dimensions
-// smaller than a row, or null pointers with non-zero sizes.
+// smaller than a row, or null pointers with non-zero sizes. f32_gemm also
+// throws it for an `isa` this CPU does not support.
 void ValidateGemmArgs(const GemmArgs& args);
 
 void f32_gemm_reference(const GemmArgs& args);

@@ -195,6 +195,13 @@ TEST(Gemm, InvalidArgumentsAreClearErrors) {
   null_c.c = nullptr;
   EXPECT_THROW(f32_gemm(null_c, nullptr, Isa::kPortable), InvalidArgumentError);
   EXPECT_THROW(f32_gemm_reference(null_c), InvalidArgumentError);
+  // An ISA the CPU lacks is refused, not executed (only checkable on CPUs
+  // without AVX2 or AVX-512).
+  for (Isa isa : {Isa::kAvx2Fma, Isa::kAvx512f}) {
+    if (!IsaSupported(isa)) {
+      EXPECT_THROW(f32_gemm(g, nullptr, isa), InvalidArgumentError);
+    }
+  }
 }
 
 }  // namespace
