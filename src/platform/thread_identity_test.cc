@@ -1,13 +1,12 @@
 #include "platform/thread_identity.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <future>
-#include <thread>
 
 #include "loom/errors.h"
 #include "platform/system_probe.h"
@@ -22,20 +21,32 @@ bool ThreadListed(const std::string& name, int tid) {
   return false;
 }
 
-// Names a new thread `requested`, then checks (while it is still alive) that
-// the thread list shows `expected` for it.
+// Restores the calling thread's name and affinity when it goes out of scope,
+// so these tests can work on the test runner's own thread (only
+// src/threading/ creates threads, tests included).
+class RestoreThreadIdentity {
+ public:
+  RestoreThreadIdentity() {
+    pthread_getname_np(pthread_self(), name_, sizeof(name_));
+    sched_getaffinity(0, sizeof(mask_), &mask_);
+  }
+  ~RestoreThreadIdentity() {
+    pthread_setname_np(pthread_self(), name_);
+    sched_setaffinity(0, sizeof(mask_), &mask_);
+  }
+
+ private:
+  char name_[16] = {};
+  cpu_set_t mask_;
+};
+
+// Names the calling thread `requested` and checks that the thread list shows
+// `expected` for it.
 void ExpectNameListed(const std::string& requested, const std::string& expected) {
-  std::promise<int> named;
-  std::promise<void> checked;
-  std::thread thread([&] {
-    SetCurrentThreadName(requested);
-    named.set_value(gettid());
-    checked.get_future().wait();
-  });
-  int tid = named.get_future().get();
+  RestoreThreadIdentity restore;
+  SetCurrentThreadName(requested);
+  const int tid = gettid();
   EXPECT_TRUE(ThreadListed(expected, tid)) << "tid " << tid << " not listed as " << expected;
-  checked.set_value();
-  thread.join();
 }
 
 TEST(ThreadIdentity, NameShowsInThreadList) { ExpectNameListed("loom-worker-3", "loom-worker-3"); }
@@ -65,33 +76,20 @@ TEST(ThreadIdentity, ProcessCpuSecondsGrowsWithBusyWork) {
   EXPECT_GT(ProcessCpuSeconds(), before);
 }
 
-// Pinning runs on a scratch thread so the test runner's own affinity is untouched.
 TEST(ThreadIdentity, PinnedThreadRunsOnThatCpu) {
   std::optional<std::vector<int>> allowed = RealSystemProbe().AffinityCpus();
   ASSERT_TRUE(allowed.has_value());
   if (std::find(allowed->begin(), allowed->end(), 0) == allowed->end()) {
     GTEST_SKIP() << "CPU 0 is not in this process's affinity mask";
   }
-  int cpu = -1;
-  std::thread thread([&] {
-    PinCurrentThread({0});
-    cpu = sched_getcpu();
-  });
-  thread.join();
-  EXPECT_EQ(cpu, 0);
+  RestoreThreadIdentity restore;
+  PinCurrentThread({0});
+  EXPECT_EQ(sched_getcpu(), 0);
 }
 
 TEST(ThreadIdentity, PinToImpossibleCpuThrows) {
-  bool threw = false;
-  std::thread thread([&] {
-    try {
-      PinCurrentThread({60000});
-    } catch (const RuntimeError&) {
-      threw = true;
-    }
-  });
-  thread.join();
-  EXPECT_TRUE(threw);
+  RestoreThreadIdentity restore;
+  EXPECT_THROW(PinCurrentThread({60000}), RuntimeError);
 }
 
 }  // namespace
