@@ -1,0 +1,65 @@
+// Attributes of one operator call: named ints, floats, strings, lists and
+// tensors, as ONNX nodes carry them ("strides" = [2, 2], "alpha" = 0.01).
+//
+// Kernels read them with a default for optional attributes:
+//
+//   int64_t group = attrs.get_int("group", 1);
+//   std::vector<int64_t> strides = attrs.get_ints("strides", {1, 1});
+//
+// An attribute present with the wrong kind ("group" given as a float) throws
+// loom::InvalidArgumentError naming the attribute, the kind wanted and the
+// kind found. A required attribute that is missing (the get_* overloads
+// without a default) throws too.
+//
+// Thread safety: const methods may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "loom/tensor.h"
+
+namespace loom::kernels {
+
+using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
+                                    std::vector<float>, std::vector<std::string>, Tensor>;
+
+// "int", "float", "string", "ints", "floats", "strings", "tensor".
+std::string_view AttributeKindName(const AttributeValue& value);
+
+class Attributes {
+ public:
+  Attributes() = default;
+
+  // Adds or replaces. Returns *this so calls chain:
+  //   Attributes().set("axis", int64_t{1}).set("epsilon", 1e-5f)
+  Attributes& set(std::string name, AttributeValue value);
+
+  bool has(std::string_view name) const;
+  const std::map<std::string, AttributeValue, std::less<>>& all() const { return values_; }
+
+  int64_t get_int(std::string_view name) const;
+  int64_t get_int(std::string_view name, int64_t fallback) const;
+  float get_float(std::string_view name) const;
+  float get_float(std::string_view name, float fallback) const;
+  std::string get_string(std::string_view name) const;
+  std::string get_string(std::string_view name, std::string fallback) const;
+  std::vector<int64_t> get_ints(std::string_view name) const;
+  std::vector<int64_t> get_ints(std::string_view name, std::vector<int64_t> fallback) const;
+  std::vector<float> get_floats(std::string_view name) const;
+  std::vector<float> get_floats(std::string_view name, std::vector<float> fallback) const;
+  std::vector<std::string> get_strings(std::string_view name) const;
+  Tensor get_tensor(std::string_view name) const;
+
+ private:
+  template <typename T>
+  const T* find_as(std::string_view name, std::string_view kind) const;
+
+  std::map<std::string, AttributeValue, std::less<>> values_;
+};
+
+}  // namespace loom::kernels

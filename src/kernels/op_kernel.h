@@ -1,0 +1,79 @@
+// The calling convention every operator kernel shares, so the registry
+// (registry.h), the graph executor and the eager API can call any of them:
+//
+//   std::vector<Tensor> Relu(const KernelContext& ctx, const Attributes& attrs,
+//                            KernelInputs inputs);
+//
+// - ctx.pool is the intra-op pool; a kernel parallelizes only through
+//   threading::ParallelFor on it (null = run everything on the caller).
+//   Kernels never create threads and never read globals.
+// - ctx.isa is the highest instruction set the kernel may use; the caller
+//   has checked the CPU supports it. Tests force each level in turn.
+// - inputs are in ONNX order; an absent optional input is a null pointer.
+// - The kernel allocates and returns its outputs (ONNX order).
+//
+// Errors: wrong input counts, dtypes, shapes or attributes throw
+// loom::InvalidArgumentError whose message starts with the op name and names
+// the input and expected vs. actual, e.g.
+//   "Conv: input 'W' must have rank 4 (got shape [3, 3])".
+// The helpers below produce messages in that form.
+//
+// Thread safety: kernels are stateless functions; concurrent calls with
+// distinct outputs are safe.
+#pragma once
+
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/attributes.h"
+#include "kernels/isa.h"
+#include "loom/tensor.h"
+
+namespace loom::threading {
+class ThreadPool;
+}
+
+namespace loom::kernels {
+
+struct KernelContext {
+  threading::ThreadPool* pool = nullptr;
+  Isa isa = Isa::kPortable;
+};
+
+using KernelInputs = std::span<const Tensor* const>;
+
+using KernelFn = std::vector<Tensor> (*)(const KernelContext& ctx, const Attributes& attrs,
+                                         KernelInputs inputs);
+
+// Throws InvalidArgumentError("<op>: <detail>").
+[[noreturn]] void ThrowKernelError(std::string_view op, const std::string& detail);
+
+// Checks min_count <= inputs.size() <= max_count.
+void CheckInputCount(std::string_view op, KernelInputs inputs, size_t min_count, size_t max_count);
+
+// inputs[index], which must be present; `name` is the ONNX input name ("X").
+const Tensor& RequiredInput(std::string_view op, KernelInputs inputs, size_t index,
+                            std::string_view name);
+
+// inputs[index], or null when absent or beyond the end.
+const Tensor* OptionalInput(KernelInputs inputs, size_t index);
+
+// Checks the tensor's dtype is one of `allowed`.
+void CheckDType(std::string_view op, std::string_view name, const Tensor& tensor,
+                std::initializer_list<DType> allowed);
+
+// Checks the tensor's rank is `rank`.
+void CheckRank(std::string_view op, std::string_view name, const Tensor& tensor, int rank);
+
+// Resolves a possibly negative axis against `rank` (-1 = last); throws when
+// outside [-rank, rank).
+int NormalizeAxis(std::string_view op, int64_t axis, int rank);
+
+// Calls a kernel with tensors held by value (tests and the eager API).
+std::vector<Tensor> CallKernel(KernelFn fn, const KernelContext& ctx, const Attributes& attrs,
+                               std::initializer_list<const Tensor*> inputs);
+
+}  // namespace loom::kernels

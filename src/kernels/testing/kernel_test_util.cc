@@ -1,0 +1,134 @@
+#include "kernels/testing/kernel_test_util.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+namespace loom::kernels::testing {
+
+std::unique_ptr<threading::ThreadPool> PoolWithThreads(int threads) {
+  threading::ThreadPoolOptions options;
+  options.name = "kerneltest";
+  options.num_threads = threads - 1;  // the caller is the last thread
+  options.spin_wait_us = 20;
+  return std::make_unique<threading::ThreadPool>(options);
+}
+
+std::vector<Isa> SupportedIsas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::kPortable, Isa::kAvx2Fma, Isa::kAvx512f}) {
+    if (IsaSupported(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+namespace {
+template <typename T>
+void FillReal(Tensor& t, std::mt19937& rng, double low, double high) {
+  std::uniform_real_distribution<double> dist(low, high);
+  T* p = t.data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = static_cast<T>(dist(rng));
+}
+template <typename T>
+void FillInt(Tensor& t, std::mt19937& rng, double low, double high) {
+  std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(std::ceil(low)),
+                                              static_cast<int64_t>(std::floor(high)));
+  T* p = t.data<T>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = static_cast<T>(dist(rng));
+}
+}  // namespace
+
+Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low, double high) {
+  Tensor t(dtype, std::move(shape));
+  std::mt19937 rng(seed);
+  switch (dtype) {
+    case DType::kFloat32:
+      FillReal<float>(t, rng, low, high);
+      break;
+    case DType::kFloat64:
+      FillReal<double>(t, rng, low, high);
+      break;
+    case DType::kFloat16: {
+      std::uniform_real_distribution<float> dist(static_cast<float>(low), static_cast<float>(high));
+      Float16* p = t.data<Float16>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = Float16(dist(rng));
+      break;
+    }
+    case DType::kInt8:
+      FillInt<int8_t>(t, rng, low, high);
+      break;
+    case DType::kUInt8:
+      FillInt<uint8_t>(t, rng, std::max(low, 0.0), high);
+      break;
+    case DType::kInt32:
+      FillInt<int32_t>(t, rng, low, high);
+      break;
+    case DType::kInt64:
+      FillInt<int64_t>(t, rng, low, high);
+      break;
+    case DType::kBool: {
+      bool* p = t.data<bool>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = (rng() & 1) != 0;
+      break;
+    }
+  }
+  return t;
+}
+
+double ElementAsDouble(const Tensor& tensor, int64_t i) {
+  switch (tensor.dtype()) {
+    case DType::kFloat32:
+      return tensor.data<float>()[i];
+    case DType::kFloat64:
+      return tensor.data<double>()[i];
+    case DType::kFloat16:
+      return static_cast<float>(tensor.data<Float16>()[i]);
+    case DType::kInt8:
+      return tensor.data<int8_t>()[i];
+    case DType::kUInt8:
+      return tensor.data<uint8_t>()[i];
+    case DType::kInt32:
+      return tensor.data<int32_t>()[i];
+    case DType::kInt64:
+      return static_cast<double>(tensor.data<int64_t>()[i]);
+    case DType::kBool:
+      return tensor.data<bool>()[i] ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
+  std::ostringstream out;
+  if (actual.dtype() != expected.dtype()) {
+    out << "dtype " << dtype_name(actual.dtype()) << " != expected "
+        << dtype_name(expected.dtype());
+    return out.str();
+  }
+  if (!(actual.shape() == expected.shape())) {
+    out << "shape " << actual.shape().to_string() << " != expected "
+        << expected.shape().to_string();
+    return out.str();
+  }
+  for (int64_t i = 0; i < actual.num_elements(); ++i) {
+    const double a = ElementAsDouble(actual, i);
+    const double e = ElementAsDouble(expected, i);
+    if (std::isnan(a) && std::isnan(e)) continue;
+    if (std::isinf(e) || std::isinf(a)) {
+      if (a == e) continue;
+    } else if (std::fabs(a - e) <= atol + rtol * std::fabs(e)) {
+      continue;
+    }
+    out << "element " << i << " of shape " << actual.shape().to_string() << ": got " << a
+        << ", expected " << e << " (rtol " << rtol << ", atol " << atol << ")";
+    return out.str();
+  }
+  return "";
+}
+
+bool BitwiseEqual(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         (a.nbytes() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0);
+}
+
+}  // namespace loom::kernels::testing
