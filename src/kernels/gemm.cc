@@ -5,7 +5,12 @@
 //       ParallelFor over tiles (row panels x column panels):
 //         micro-kernel per MR x NR tile, accumulating into C
 //
-// C is first set to beta * C + bias, so every k block only accumulates.
+// C is first set to beta * C + bias, so every k block only accumulates; the
+// epilogue runs on each tile after its last k block. Prepacked operands
+// (PackedGemmMatrix) hold every k block's panels back to back: block pc
+// starts at pc * (padded m or padded n) floats, and within it panel r of A
+// (q of B) starts at r * MR * kc (q * NR * kc) — the layout the per-call
+// packing below produces for one block.
 // Parallelism comes from the caller's pool through ParallelFor only.
 #include "kernels/gemm.h"
 
@@ -160,7 +165,90 @@ void InitializeC(const GemmArgs& g, threading::ThreadPool* pool) {
   });
 }
 
+// The epilogue over rows [row0, row0 + rows) x columns [col0, col0 + cols).
+void RunEpilogue(const GemmArgs& g, int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+  if (g.epilogue.fn == nullptr) return;
+  for (int64_t i = row0; i < row0 + rows; ++i) {
+    g.epilogue.fn(g.epilogue.state, g.c + i * g.ldc + col0, i, col0, cols);
+  }
+}
+
+void CheckPacked(const PackedGemmMatrix* packed, bool want_a, int64_t rows, int64_t cols, Isa isa) {
+  if (packed == nullptr) return;
+  if (packed->is_a() != want_a || packed->rows() != rows || packed->cols() != cols ||
+      packed->isa() != isa) {
+    throw InvalidArgumentError(std::string("gemm: prepacked ") + (want_a ? "A" : "B") + " is " +
+                               (packed->is_a() ? "A " : "B ") + std::to_string(packed->rows()) +
+                               "x" + std::to_string(packed->cols()) + " for " +
+                               std::string(IsaName(packed->isa())) + ", the call needs " +
+                               std::to_string(rows) + "x" + std::to_string(cols) + " for " +
+                               std::string(IsaName(isa)));
+  }
+}
+
 }  // namespace
+
+PackedGemmMatrix::PackedGemmMatrix(Isa isa, bool is_a, int64_t rows, int64_t cols, size_t floats)
+    : isa_(isa),
+      is_a_(is_a),
+      rows_(rows),
+      cols_(cols),
+      block_stride_(0),
+      data_(std::make_shared<base::AlignedBuffer>(floats * sizeof(float))) {}
+
+size_t PackedGemmMatrix::bytes() const { return data_->size(); }
+
+const float* PackedGemmMatrix::block(int64_t pc) const {
+  return static_cast<const float*>(data_->data()) + pc * block_stride_;
+}
+
+PackedGemmMatrix PackedGemmMatrix::PackA(const GemmArgs& args, Isa isa) {
+  GemmArgs g = args;
+  g.n = 1;  // validate A alone
+  g.ldb = std::max<int64_t>(g.ldb, g.transpose_b ? g.k : 1);
+  g.ldc = std::max<int64_t>(g.ldc, 1);
+  g.b = g.c = reinterpret_cast<float*>(1);
+  g.packed_a = g.packed_b = nullptr;
+  ValidateGemmArgs(g);
+  const MicroKernelEntry& kernel = KernelFor(isa);
+  const int64_t row_panels = CeilDiv(g.m, kernel.mr);
+  PackedGemmMatrix packed(isa, true, g.m, g.k,
+                          static_cast<size_t>(row_panels * kernel.mr * std::max<int64_t>(g.k, 1)));
+  packed.block_stride_ = row_panels * kernel.mr;
+  float* out = static_cast<float*>(packed.data_->data());
+  for (int64_t pc = 0; pc < g.k; pc += kernel.kc) {
+    const int64_t kc = std::min(kernel.kc, g.k - pc);
+    for (int64_t r = 0; r < row_panels; ++r) {
+      PackAPanel(g, r, pc, kc, kernel.mr, out + pc * packed.block_stride_ + r * kernel.mr * kc);
+    }
+  }
+  return packed;
+}
+
+PackedGemmMatrix PackedGemmMatrix::PackB(const GemmArgs& args, Isa isa) {
+  GemmArgs g = args;
+  g.m = 1;  // validate B alone
+  g.lda = std::max<int64_t>(g.lda, g.transpose_a ? 1 : g.k);
+  g.a = reinterpret_cast<float*>(1);
+  g.c = reinterpret_cast<float*>(1);
+  g.ldc = std::max<int64_t>(g.ldc, g.n);
+  g.packed_a = g.packed_b = nullptr;
+  ValidateGemmArgs(g);
+  const MicroKernelEntry& kernel = KernelFor(isa);
+  const int64_t col_panels = CeilDiv(g.n, kernel.nr);
+  PackedGemmMatrix packed(isa, false, g.k, g.n,
+                          static_cast<size_t>(col_panels * kernel.nr * std::max<int64_t>(g.k, 1)));
+  packed.block_stride_ = col_panels * kernel.nr;
+  float* out = static_cast<float*>(packed.data_->data());
+  for (int64_t pc = 0; pc < g.k; pc += kernel.kc) {
+    const int64_t kc = std::min(kernel.kc, g.k - pc);
+    for (int64_t q = 0; q < col_panels; ++q) {
+      PackBPanel(g, q, pc, kc, 0, g.n, kernel.nr,
+                 out + pc * packed.block_stride_ + q * kernel.nr * kc);
+    }
+  }
+  return packed;
+}
 
 void ValidateGemmArgs(const GemmArgs& g) {
   auto fail = [](const std::string& what) { throw InvalidArgumentError("gemm: " + what); };
@@ -177,25 +265,37 @@ void ValidateGemmArgs(const GemmArgs& g) {
   if (g.ldc < std::max<int64_t>(g.n, 1))
     fail("ldc " + std::to_string(g.ldc) + " < n " + std::to_string(g.n));
   if (g.m > 0 && g.n > 0 && g.c == nullptr) fail("C is null");
-  if (g.m > 0 && g.n > 0 && g.k > 0 && (g.a == nullptr || g.b == nullptr)) fail("A or B is null");
+  if (g.m > 0 && g.n > 0 && g.k > 0 &&
+      ((g.a == nullptr && g.packed_a == nullptr) || (g.b == nullptr && g.packed_b == nullptr))) {
+    fail("A or B is null");
+  }
 }
 
 void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   ValidateGemmArgs(g);
   if (g.m == 0 || g.n == 0) return;
-  InitializeC(g, pool);
-  if (g.k == 0 || g.alpha == 0.0f) return;
-
   const MicroKernelEntry& kernel = KernelFor(isa);
-  if (g.m <= kernel.skinny_max_rows && !g.transpose_b) {
+  CheckPacked(g.packed_a, true, g.m, g.k, isa);
+  CheckPacked(g.packed_b, false, g.k, g.n, isa);
+  InitializeC(g, pool);
+  if (g.k == 0 || g.alpha == 0.0f) {
+    threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {
+      RunEpilogue(g, begin, end - begin, 0, g.n);
+    });
+    return;
+  }
+
+  if (g.m <= kernel.skinny_max_rows && !g.transpose_b && g.a != nullptr && g.b != nullptr) {
     const double unit_flops = 2.0 * g.m * g.k * kSkinnyColsPerUnit;
     threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_flops / kFlopsPerNs,
                            [&](int64_t begin, int64_t end) {
                              // Unit by unit: the same column ranges whatever
                              // the thread count, so the same rounding.
                              for (int64_t unit = begin; unit < end; ++unit) {
-                               kernel.skinny(g, unit * kSkinnyColsPerUnit,
-                                             std::min(g.n, (unit + 1) * kSkinnyColsPerUnit));
+                               const int64_t j0 = unit * kSkinnyColsPerUnit;
+                               const int64_t j1 = std::min(g.n, j0 + kSkinnyColsPerUnit);
+                               kernel.skinny(g, j0, j1);
+                               RunEpilogue(g, 0, g.m, j0, j1 - j0);
                              }
                            });
     return;
@@ -203,28 +303,43 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t row_panels = CeilDiv(g.m, mr);
   PackingScratch scratch;
-  float* a_panels = scratch.Get(0, static_cast<size_t>(row_panels * mr * kernel.kc));
+  float* a_panels = g.packed_a != nullptr
+                        ? nullptr
+                        : scratch.Get(0, static_cast<size_t>(row_panels * mr * kernel.kc));
   float* b_panels =
-      scratch.Get(1, static_cast<size_t>(CeilDiv(std::min(g.n, kNc), nr) * nr * kernel.kc));
+      g.packed_b != nullptr
+          ? nullptr
+          : scratch.Get(1, static_cast<size_t>(CeilDiv(std::min(g.n, kNc), nr) * nr * kernel.kc));
   const int threads = pool != nullptr ? pool->num_threads() + 1 : 1;
 
   for (int64_t pc = 0; pc < g.k; pc += kernel.kc) {
     const int64_t kc = std::min(kernel.kc, g.k - pc);
-    threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
-                           [&](int64_t begin, int64_t end) {
-                             for (int64_t r = begin; r < end; ++r) {
-                               PackAPanel(g, r, pc, kc, mr, a_panels + r * mr * kc);
-                             }
-                           });
+    const bool last_block = pc + kc == g.k;
+    const float* a_block = a_panels;
+    if (g.packed_a != nullptr) {
+      a_block = g.packed_a->block(pc);
+    } else {
+      threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
+                             [&](int64_t begin, int64_t end) {
+                               for (int64_t r = begin; r < end; ++r) {
+                                 PackAPanel(g, r, pc, kc, mr, a_panels + r * mr * kc);
+                               }
+                             });
+    }
     for (int64_t jc = 0; jc < g.n; jc += kNc) {
       const int64_t nc = std::min(kNc, g.n - jc);
       const int64_t col_panels = CeilDiv(nc, nr);
-      threading::ParallelFor(pool, col_panels, static_cast<double>(nr * kc),
-                             [&](int64_t begin, int64_t end) {
-                               for (int64_t q = begin; q < end; ++q) {
-                                 PackBPanel(g, q, pc, kc, jc, nc, nr, b_panels + q * nr * kc);
-                               }
-                             });
+      const float* b_block = b_panels;
+      if (g.packed_b != nullptr) {
+        b_block = g.packed_b->block(pc) + (jc / nr) * nr * kc;  // kNc is a multiple of NR
+      } else {
+        threading::ParallelFor(pool, col_panels, static_cast<double>(nr * kc),
+                               [&](int64_t begin, int64_t end) {
+                                 for (int64_t q = begin; q < end; ++q) {
+                                   PackBPanel(g, q, pc, kc, jc, nc, nr, b_panels + q * nr * kc);
+                                 }
+                               });
+      }
       const auto [rows_per_unit, cols_per_unit] = UnitShape(row_panels, col_panels, threads);
       const int64_t unit_rows = CeilDiv(row_panels, rows_per_unit);
       const int64_t unit_cols = CeilDiv(col_panels, cols_per_unit);
@@ -242,8 +357,9 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                 const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
                 for (int64_t r = r0; r < r1; ++r) {
                   const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
-                  kernel.run(kc, a_panels + r * mr * kc, b_panels + q * nr * kc,
+                  kernel.run(kc, a_block + r * mr * kc, b_block + q * nr * kc,
                              g.c + r * mr * g.ldc + col, g.ldc, g.alpha, rows, cols);
+                  if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
                 }
               }
             }

@@ -1,0 +1,147 @@
+// Prepacked operands and the epilogue of f32_gemm.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "kernels/testing/kernel_test_util.h"
+#include "loom/errors.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::PoolWithThreads;
+using testing::SupportedIsas;
+
+std::vector<float> Random(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+struct Case {
+  int64_t m, n, k;
+  bool ta, tb;
+};
+
+GemmArgs Args(const Case& c, const std::vector<float>& a, const std::vector<float>& b,
+              std::vector<float>& out) {
+  GemmArgs g;
+  g.m = c.m;
+  g.n = c.n;
+  g.k = c.k;
+  g.transpose_a = c.ta;
+  g.transpose_b = c.tb;
+  g.a = a.data();
+  g.lda = std::max<int64_t>(1, c.ta ? c.m : c.k);
+  g.b = b.data();
+  g.ldb = std::max<int64_t>(1, c.tb ? c.k : c.n);
+  g.c = out.data();
+  g.ldc = c.n;
+  return g;
+}
+
+TEST(GemmPrepack, PackedOperandsGiveBitIdenticalResults) {
+  // k = 600 spans three k blocks; n = 2100 spans two n blocks.
+  // With B not transposed and at most 64 rows the plain call takes the
+  // unpacked few-row path, so the bit-for-bit comparison needs m > 64 there.
+  const std::vector<Case> cases = {{70, 45, 600, false, false},
+                                   {20, 2100, 33, true, true},
+                                   {5, 17, 9, false, true},
+                                   {65, 64, 256, true, false}};
+  auto pool = PoolWithThreads(3);
+  for (const Case& c : cases) {
+    const std::vector<float> a = Random(static_cast<size_t>(c.m * c.k), 1);
+    const std::vector<float> b = Random(static_cast<size_t>(c.k * c.n), 2);
+    for (Isa isa : SupportedIsas()) {
+      std::vector<float> plain(static_cast<size_t>(c.m * c.n));
+      std::vector<float> packed_both = plain, packed_a_only = plain;
+      GemmArgs g = Args(c, a, b, plain);
+      f32_gemm(g, pool.get(), isa);
+      const PackedGemmMatrix pa = PackedGemmMatrix::PackA(g, isa);
+      const PackedGemmMatrix pb = PackedGemmMatrix::PackB(g, isa);
+
+      GemmArgs both = Args(c, a, b, packed_both);
+      both.a = nullptr;
+      both.b = nullptr;
+      both.packed_a = &pa;
+      both.packed_b = &pb;
+      f32_gemm(both, pool.get(), isa);
+      GemmArgs only_a = Args(c, a, b, packed_a_only);
+      only_a.packed_a = &pa;
+      f32_gemm(only_a, pool.get(), isa);
+      if (c.m > 64 || c.tb) {
+        EXPECT_EQ(packed_both, plain) << IsaName(isa) << " m=" << c.m << " n=" << c.n;
+        EXPECT_EQ(packed_a_only, plain) << IsaName(isa) << " m=" << c.m;
+      }
+      std::vector<float> expected(plain.size());
+      f32_gemm_reference(Args(c, a, b, expected));
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_NEAR(packed_both[i], expected[i], 1e-4f) << IsaName(isa) << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(GemmPrepack, MismatchedPackedMatrixIsRefused) {
+  const Case c{8, 8, 8, false, false};
+  const std::vector<float> a = Random(64, 1), b = Random(64, 2);
+  std::vector<float> out(64);
+  GemmArgs g = Args(c, a, b, out);
+  const PackedGemmMatrix pa = PackedGemmMatrix::PackA(g, Isa::kPortable);
+  GemmArgs wrong = g;
+  wrong.packed_b = &pa;  // an A where a B belongs
+  EXPECT_THROW(f32_gemm(wrong, nullptr, Isa::kPortable), InvalidArgumentError);
+  GemmArgs other_size = g;
+  other_size.m = 7;
+  other_size.packed_a = &pa;
+  EXPECT_THROW(f32_gemm(other_size, nullptr, Isa::kPortable), InvalidArgumentError);
+  GemmArgs negative = g;
+  negative.k = -3;
+  EXPECT_THROW(PackedGemmMatrix::PackA(negative, Isa::kPortable), InvalidArgumentError);
+}
+
+// Adds a per-row bias, then clamps at zero, as Conv + Relu would.
+struct RowBiasRelu {
+  const float* bias;
+  static void Apply(const void* state, float* c, int64_t row, int64_t, int64_t count) {
+    const float b = static_cast<const RowBiasRelu*>(state)->bias[row];
+    for (int64_t j = 0; j < count; ++j) c[j] = std::max(0.0f, c[j] + b);
+  }
+};
+
+TEST(GemmEpilogue, RunsOncePerElementOnEveryPath) {
+  // Few rows (unpacked path), many rows (packed, three k blocks), and k = 0.
+  const std::vector<Case> cases = {
+      {3, 300, 40, false, false}, {50, 70, 520, false, false}, {9, 13, 0, false, false}};
+  for (const Case& c : cases) {
+    const std::vector<float> a = Random(static_cast<size_t>(c.m * c.k), 3);
+    const std::vector<float> b = Random(static_cast<size_t>(c.k * c.n), 4);
+    const std::vector<float> bias = Random(static_cast<size_t>(c.m), 5);
+    RowBiasRelu state{bias.data()};
+    std::vector<float> expected(static_cast<size_t>(c.m * c.n));
+    GemmArgs ref = Args(c, a, b, expected);
+    ref.epilogue = {&RowBiasRelu::Apply, &state};
+    f32_gemm_reference(ref);
+    for (int threads : testing::kThreadCounts) {
+      auto pool = PoolWithThreads(threads);
+      for (Isa isa : SupportedIsas()) {
+        std::vector<float> out(expected.size(), 123.0f);
+        GemmArgs g = Args(c, a, b, out);
+        g.epilogue = {&RowBiasRelu::Apply, &state};
+        f32_gemm(g, pool.get(), isa);
+        for (size_t i = 0; i < out.size(); ++i) {
+          ASSERT_NEAR(out[i], expected[i], 1e-4f)
+              << IsaName(isa) << " m=" << c.m << " k=" << c.k << " at " << i;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace loom::kernels
