@@ -1,5 +1,7 @@
 #include "kernels/isa.h"
 
+#include "loom/errors.h"
+
 namespace loom::kernels {
 
 std::string_view IsaName(Isa isa) {
@@ -45,6 +47,16 @@ Isa SelectIsa(Isa cap) {
     if (static_cast<int>(isa) <= static_cast<int>(cap) && IsaSupported(isa)) return isa;
   }
   return Isa::kPortable;
+}
+
+Isa SelectIsaFromSetting(const std::optional<std::string>& max_isa_value) {
+  if (!max_isa_value) return SelectIsa();
+  const std::optional<Isa> cap = IsaFromName(*max_isa_value);
+  if (!cap) {
+    throw InvalidArgumentError(std::string(kMaxIsaVariable) + "='" + *max_isa_value +
+                               "' is not an ISA level (expected portable, avx2_fma or avx512f)");
+  }
+  return SelectIsa(*cap);
 }
 
 }  // namespace loom::kernels

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace loom::kernels {
@@ -23,5 +24,15 @@ bool IsaSupported(Isa isa);
 
 // The best level that is supported and not above `cap`.
 Isa SelectIsa(Isa cap = Isa::kAvx512f);
+
+// The environment variable that caps the ISA for the whole process:
+// LOOM_MAX_ISA=portable | avx2_fma | avx512f (e.g. to compare paths, or to
+// avoid AVX-512 frequency drops on some Intel parts).
+inline constexpr std::string_view kMaxIsaVariable = "LOOM_MAX_ISA";
+
+// SelectIsa under the cap that `max_isa_value` (LOOM_MAX_ISA's value, or
+// nullopt when unset) names. Throws loom::InvalidArgumentError naming the
+// variable, the value and the accepted names when it names no ISA.
+Isa SelectIsaFromSetting(const std::optional<std::string>& max_isa_value);
 
 }  // namespace loom::kernels

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "loom/errors.h"
+
 namespace loom::kernels {
 namespace {
 
@@ -20,6 +22,19 @@ TEST(Isa, SelectionRespectsTheCapAndTheCpu) {
   EXPECT_LE(static_cast<int>(SelectIsa(Isa::kAvx2Fma)), static_cast<int>(Isa::kAvx2Fma));
   if (IsaSupported(Isa::kAvx512f)) {
     EXPECT_EQ(best, Isa::kAvx512f);
+  }
+}
+
+TEST(Isa, MaxIsaSettingCapsOrIsRejected) {
+  EXPECT_EQ(SelectIsaFromSetting(std::nullopt), SelectIsa());
+  EXPECT_EQ(SelectIsaFromSetting("portable"), Isa::kPortable);
+  EXPECT_EQ(SelectIsaFromSetting("avx2_fma"), SelectIsa(Isa::kAvx2Fma));
+  try {
+    SelectIsaFromSetting("avx3");
+    FAIL();
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_STREQ(e.what(),
+                 "LOOM_MAX_ISA='avx3' is not an ISA level (expected portable, avx2_fma or avx512f)");
   }
 }
 

@@ -1,0 +1,184 @@
+#include "kernels/conv.h"
+
+#include <memory>
+#include <string>
+
+#include "base/aligned_buffer.h"
+#include "kernels/conv_depthwise.h"
+#include "kernels/conv_im2col.h"
+#include "kernels/fused_activation.h"
+#include "kernels/spatial_geometry.h"
+
+namespace loom::kernels {
+namespace {
+
+constexpr std::string_view kOp = "Conv";
+
+// Bias plus activation on a finished piece of a GEMM output row; `row` is
+// the output channel within the group, so bias already points at the group.
+struct ConvEpilogue {
+  const float* bias;
+  Activation activation;
+  Isa isa;
+
+  static void Apply(const void* state, float* c, int64_t row, int64_t, int64_t count) {
+    const auto* self = static_cast<const ConvEpilogue*>(state);
+    const float b = self->bias[row];
+    if (b != 0.0f) {
+      for (int64_t j = 0; j < count; ++j) c[j] += b;
+    }
+    if (self->activation.kind != ActivationKind::kIdentity) {
+      ApplyActivation(self->activation, c, count, self->isa);
+    }
+  }
+};
+
+// im2col space, kept per calling thread and only grown (as GEMM's packing
+// buffers are): a fresh zero-filled buffer per call costs page faults.
+float* Im2ColScratch(size_t floats) {
+  thread_local std::unique_ptr<base::AlignedBuffer> buffer;
+  if (!buffer || buffer->size() < floats * sizeof(float)) {
+    buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
+  }
+  return static_cast<float*>(buffer->data());
+}
+
+int64_t Product(const std::vector<int64_t>& values) {
+  int64_t product = 1;
+  for (int64_t v : values) product *= v;
+  return product;
+}
+
+}  // namespace
+
+PreparedConv::PreparedConv(const Attributes& attrs, const Tensor& weights, const Tensor* bias,
+                           Isa isa)
+    : attrs_(attrs), weights_(weights), isa_(isa) {
+  CheckDType(kOp, "W", weights, {DType::kFloat32});
+  const int rank = weights.shape().rank();
+  if (rank < 3 || rank > 5) {
+    ThrowKernelError(kOp, "input 'W' must have rank 3 to 5 ([M, C/group, kernel...]) (got shape " +
+                              weights.shape().to_string() + ")");
+  }
+  group_ = attrs.get_int("group", 1);
+  out_channels_ = weights.shape().dim(0);
+  in_channels_per_group_ = weights.shape().dim(1);
+  if (group_ < 1 || out_channels_ % group_ != 0) {
+    ThrowKernelError(kOp, "group " + std::to_string(group_) +
+                              " must be positive and divide the output channels of 'W' (shape " +
+                              weights.shape().to_string() + ")");
+  }
+  kernel_.assign(weights.shape().dims().begin() + 2, weights.shape().dims().end());
+  bias_.assign(static_cast<size_t>(out_channels_), 0.0f);
+  if (bias != nullptr) {
+    CheckDType(kOp, "B", *bias, {DType::kFloat32});
+    if (bias->shape().rank() != 1 || bias->shape().dim(0) != out_channels_) {
+      ThrowKernelError(kOp, "input 'B' must have shape [" + std::to_string(out_channels_) +
+                                "] (got shape " + bias->shape().to_string() + ")");
+    }
+    std::copy(bias->data<float>(), bias->data<float>() + out_channels_, bias_.begin());
+  }
+  activation_ = FusedActivationFromAttributes(kOp, attrs);
+  // Validate the geometry attributes now (against a large enough input), so
+  // a bad attribute fails at prepare time.
+  std::vector<int64_t> probe(kernel_.size(), 1 << 20);
+  ResolveSpatialGeometry(kOp, attrs_, probe, kernel_);
+
+  const bool depthwise =
+      in_channels_per_group_ == 1 && out_channels_ == group_ && kernel_.size() == 2;
+  if (depthwise) return;
+  const int64_t rows = out_channels_ / group_;
+  const int64_t depth = in_channels_per_group_ * Product(kernel_);
+  for (int64_t g = 0; g < group_ && rows > 0 && depth > 0; ++g) {
+    GemmArgs a;
+    a.m = rows;
+    a.k = depth;
+    a.a = weights.data<float>() + g * rows * depth;
+    a.lda = depth;
+    packed_.push_back(PackedGemmMatrix::PackA(a, isa));
+  }
+}
+
+Tensor PreparedConv::Run(const KernelContext& ctx, const Tensor& x) const {
+  if (ctx.isa != isa_) {
+    ThrowKernelError(kOp, "prepared for ISA " + std::string(IsaName(isa_)) + ", run with " +
+                              std::string(IsaName(ctx.isa)));
+  }
+  CheckDType(kOp, "X", x, {DType::kFloat32});
+  CheckRank(kOp, "X", x, static_cast<int>(kernel_.size()) + 2);
+  const int64_t channels = x.shape().dim(1);
+  if (channels != in_channels_per_group_ * group_) {
+    ThrowKernelError(kOp, "input 'X' has " + std::to_string(channels) + " channels (shape " +
+                              x.shape().to_string() + ") but 'W' (shape " +
+                              weights_.shape().to_string() + ") with group " +
+                              std::to_string(group_) + " expects " +
+                              std::to_string(in_channels_per_group_ * group_));
+  }
+  const std::vector<int64_t> spatial(x.shape().dims().begin() + 2, x.shape().dims().end());
+  const SpatialGeometry geometry = ResolveSpatialGeometry(kOp, attrs_, spatial, kernel_);
+  std::vector<int64_t> out_dims = {x.shape().dim(0), out_channels_};
+  out_dims.insert(out_dims.end(), geometry.output.begin(), geometry.output.end());
+  Tensor y(DType::kFloat32, Shape(out_dims));
+  if (y.num_elements() == 0) return y;
+  if (packed_.empty() && in_channels_per_group_ == 1 && out_channels_ == group_ &&
+      kernel_.size() == 2) {
+    RunDepthwise(ctx, x, y, geometry);
+  } else {
+    RunGemm(ctx, x, y, geometry);
+  }
+  return y;
+}
+
+void PreparedConv::RunDepthwise(const KernelContext& ctx, const Tensor& x, Tensor& y,
+                                const SpatialGeometry& geometry) const {
+  DepthwiseConv2d(x.data<float>(), weights_.data<float>(), bias_.data(), x.shape().dim(0) * group_,
+                  group_, geometry, activation_, isa_, y.data<float>(), ctx.pool);
+}
+
+void PreparedConv::RunGemm(const KernelContext& ctx, const Tensor& x, Tensor& y,
+                           const SpatialGeometry& geometry) const {
+  const int64_t batch = x.shape().dim(0);
+  const int64_t rows = out_channels_ / group_;
+  const int64_t depth = in_channels_per_group_ * Product(kernel_);
+  const int64_t in_plane = Product(geometry.input);
+  const int64_t positions = Product(geometry.output);
+  bool pointwise = true;
+  for (int a = 0; a < geometry.rank(); ++a) {
+    pointwise = pointwise && geometry.kernel[a] == 1 && geometry.stride[a] == 1 &&
+                geometry.pad_begin[a] == 0 && geometry.pad_end[a] == 0;
+  }
+  float* col = pointwise ? nullptr : Im2ColScratch(static_cast<size_t>(depth * positions));
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t g = 0; g < group_; ++g) {
+      const float* group_in = in + (n * group_ + g) * in_channels_per_group_ * in_plane;
+      if (!pointwise) Im2Col(group_in, in_channels_per_group_, geometry, col, ctx.pool);
+      ConvEpilogue epilogue{bias_.data() + g * rows, activation_, isa_};
+      GemmArgs args;
+      args.m = rows;
+      args.n = positions;
+      args.k = depth;
+      args.a = weights_.data<float>() + g * rows * depth;
+      args.lda = std::max<int64_t>(depth, 1);
+      args.packed_a = packed_.empty() ? nullptr : &packed_[static_cast<size_t>(g)];
+      args.b = pointwise ? group_in : col;
+      args.ldb = positions;
+      args.c = out + (n * out_channels_ + g * rows) * positions;
+      args.ldc = positions;
+      args.epilogue = {&ConvEpilogue::Apply, &epilogue};
+      f32_gemm(args, ctx.pool, isa_);
+    }
+  }
+}
+
+std::vector<Tensor> ConvKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs) {
+  CheckInputCount(kOp, inputs, 2, 3);
+  const Tensor& x = RequiredInput(kOp, inputs, 0, "X");
+  const Tensor& w = RequiredInput(kOp, inputs, 1, "W");
+  PreparedConv conv(attrs, w, OptionalInput(inputs, 2), ctx.isa);
+  return {conv.Run(ctx, x)};
+}
+
+}  // namespace loom::kernels

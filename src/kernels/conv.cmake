@@ -1,0 +1,13 @@
+# Conv: algorithm choice and prepared weights (conv.cc), im2col, the direct
+# depthwise kernel, and the reference loop nest.
+add_library(loom_kernels_conv STATIC
+  conv.cc
+  conv_depthwise.cc
+  conv_im2col.cc
+  reference/conv_reference.cc
+)
+target_link_libraries(loom_kernels_conv PUBLIC loom_kernels_core loom_kernels_elementwise
+  PRIVATE loom_warnings)
+loom_add_test(NAME loom_kernels_conv_test
+  SOURCES conv_test.cc
+  LIBS loom_kernels_conv loom_kernel_test_util LABELS kernels)

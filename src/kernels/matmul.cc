@@ -1,0 +1,236 @@
+#include "kernels/matmul.h"
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/fused_activation.h"
+#include "kernels/matmul_shapes.h"
+#include "threading/parallel_for.h"
+#include "threading/thread_pool.h"
+
+namespace loom::kernels {
+namespace {
+
+struct ActivationEpilogue {
+  Activation activation;
+  Isa isa;
+  static void Apply(const void* state, float* c, int64_t, int64_t, int64_t count) {
+    const auto* self = static_cast<const ActivationEpilogue*>(state);
+    ApplyActivation(self->activation, c, count, self->isa);
+  }
+};
+
+// float32 MatMul: one GEMM when A's batch folds into M, else one per batch.
+// Many small batches (attention heads) run one GEMM per thread instead of
+// splitting each tiny GEMM across the pool.
+Tensor F32MatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b,
+                 const PackedGemmMatrix* packed_b) {
+  const MatMulShapes s = ResolveMatMulShapes("MatMul", a.shape(), b.shape());
+  Tensor y(DType::kFloat32, Shape(s.output));
+  if (y.num_elements() == 0) return y;
+  GemmArgs g;
+  g.n = s.n;
+  g.k = s.k;
+  g.lda = std::max<int64_t>(s.k, 1);
+  g.ldb = std::max<int64_t>(s.n, 1);
+  g.ldc = s.n;
+  if (!s.b_has_batch) {
+    g.m = s.m * static_cast<int64_t>(s.a_offset.size());
+    g.a = a.data<float>();
+    g.b = b.data<float>();
+    g.packed_b = packed_b;
+    g.c = y.data<float>();
+    f32_gemm(g, ctx.pool, ctx.isa);
+    return y;
+  }
+  g.m = s.m;
+  const int64_t batches = static_cast<int64_t>(s.a_offset.size());
+  const double flops = 2.0 * static_cast<double>(s.m * s.n * s.k);
+  // Below ~1 MFLOP a GEMM is too small to split well; give each thread
+  // whole batches instead (~40 flop/ns, the GEMM's own cost guess).
+  const bool whole_batches = flops < 1e6 && batches > 1;
+  threading::ParallelFor(whole_batches ? ctx.pool : nullptr, batches, flops / 40,
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t i = begin; i < end; ++i) {
+                             GemmArgs one = g;
+                             one.a = a.data<float>() + s.a_offset[static_cast<size_t>(i)];
+                             one.b = b.data<float>() + s.b_offset[static_cast<size_t>(i)];
+                             one.c = y.data<float>() + i * s.m * s.n;
+                             f32_gemm(one, whole_batches ? nullptr : ctx.pool, ctx.isa);
+                           }
+                         });
+  return y;
+}
+
+// The other dtypes: a plain loop, parallel over output rows.
+template <typename T>
+Tensor GenericMatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  const MatMulShapes s = ResolveMatMulShapes("MatMul", a.shape(), b.shape());
+  Tensor y(a.dtype(), Shape(s.output));
+  const T* ap = a.data<T>();
+  const T* bp = b.data<T>();
+  T* yp = y.data<T>();
+  const int64_t rows = static_cast<int64_t>(s.a_offset.size()) * s.m;
+  threading::ParallelFor(
+      ctx.pool, rows, static_cast<double>(s.n * s.k), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const size_t batch = static_cast<size_t>(r / std::max<int64_t>(s.m, 1));
+          const T* arow = ap + s.a_offset[batch] + (r % s.m) * s.k;
+          const T* bmat = bp + s.b_offset[batch];
+          T* out = yp + r * s.n;
+          std::fill(out, out + s.n, T{0});
+          for (int64_t p = 0; p < s.k; ++p) {
+            // Unsigned multiply-add: wraps instead of UB.
+            for (int64_t j = 0; j < s.n; ++j) {
+              if constexpr (std::is_integral_v<T>) {
+                using U = std::make_unsigned_t<T>;
+                out[j] =
+                    static_cast<T>(static_cast<U>(out[j]) +
+                                   static_cast<U>(arow[p]) * static_cast<U>(bmat[p * s.n + j]));
+              } else {
+                out[j] += arow[p] * bmat[p * s.n + j];
+              }
+            }
+          }
+        }
+      });
+  return y;
+}
+
+// Gemm's dimensions and the checks on A, B and C.
+struct GemmShapes {
+  int64_t m, n, k;
+  bool ta, tb;
+};
+
+GemmShapes CheckGemm(const Attributes& attrs, const Tensor& a, const Tensor& b, const Tensor* c) {
+  CheckDType("Gemm", "A", a, {DType::kFloat32});
+  CheckDType("Gemm", "B", b, {DType::kFloat32});
+  CheckRank("Gemm", "A", a, 2);
+  CheckRank("Gemm", "B", b, 2);
+  GemmShapes s;
+  s.ta = attrs.get_int("transA", 0) != 0;
+  s.tb = attrs.get_int("transB", 0) != 0;
+  s.m = a.shape().dim(s.ta ? 1 : 0);
+  s.k = a.shape().dim(s.ta ? 0 : 1);
+  s.n = b.shape().dim(s.tb ? 0 : 1);
+  const int64_t kb = b.shape().dim(s.tb ? 1 : 0);
+  if (kb != s.k) {
+    ThrowKernelError("Gemm", "inner dimensions differ: op(A) of A " + a.shape().to_string() +
+                                 " has K = " + std::to_string(s.k) + ", op(B) of B " +
+                                 b.shape().to_string() + " has K = " + std::to_string(kb));
+  }
+  if (c != nullptr) {
+    CheckDType("Gemm", "C", *c, {DType::kFloat32});
+    const std::vector<int64_t>& d = c->shape().dims();
+    const bool ok = d.size() <= 2 && (d.empty() || d.back() == 1 || d.back() == s.n) &&
+                    (d.size() < 2 || d[0] == 1 || d[0] == s.m);
+    if (!ok) {
+      ThrowKernelError("Gemm", "input 'C' of shape " + c->shape().to_string() +
+                                   " does not broadcast to [" + std::to_string(s.m) + ", " +
+                                   std::to_string(s.n) + "]");
+    }
+  }
+  return s;
+}
+
+Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& a, const Tensor& b,
+               const Tensor* c, const PackedGemmMatrix* packed_b) {
+  const GemmShapes s = CheckGemm(attrs, a, b, c);
+  const float alpha = attrs.get_float("alpha", 1.0f);
+  const float beta = attrs.get_float("beta", 1.0f);
+  Tensor y(DType::kFloat32, {s.m, s.n});
+  if (y.num_elements() == 0) return y;
+  float* yp = y.data<float>();
+  const bool use_c = c != nullptr && beta != 0.0f && c->num_elements() > 0;
+  if (use_c) {
+    // Y = beta * C, broadcast; the GEMM then accumulates onto it.
+    const std::vector<int64_t>& d = c->shape().dims();
+    const int64_t row_stride = d.size() == 2 && d[0] != 1 ? (d.back() == 1 ? 1 : s.n) : 0;
+    const int64_t col_stride = !d.empty() && d.back() != 1 ? 1 : 0;
+    const float* cp = c->data<float>();
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j)
+        yp[i * s.n + j] = beta * cp[i * row_stride + j * col_stride];
+    }
+  }
+  const Activation activation = FusedActivationFromAttributes("Gemm", attrs);
+  ActivationEpilogue epilogue{activation, ctx.isa};
+  GemmArgs g;
+  g.m = s.m;
+  g.n = s.n;
+  g.k = s.k;
+  g.transpose_a = s.ta;
+  g.transpose_b = s.tb;
+  g.alpha = alpha;
+  g.beta = use_c ? 1.0f : 0.0f;
+  g.a = a.data<float>();
+  g.lda = std::max<int64_t>(1, a.shape().dim(1));
+  g.b = b.data<float>();
+  g.ldb = std::max<int64_t>(1, b.shape().dim(1));
+  g.c = yp;
+  g.ldc = s.n;
+  g.packed_b = packed_b;
+  if (activation.kind != ActivationKind::kIdentity)
+    g.epilogue = {&ActivationEpilogue::Apply, &epilogue};
+  f32_gemm(g, ctx.pool, ctx.isa);
+  return y;
+}
+
+}  // namespace
+
+std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes&, KernelInputs inputs) {
+  CheckInputCount("MatMul", inputs, 2, 2);
+  const Tensor& a = RequiredInput("MatMul", inputs, 0, "A");
+  const Tensor& b = RequiredInput("MatMul", inputs, 1, "B");
+  CheckDType("MatMul", "A", a, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
+  CheckDType("MatMul", "B", b, {a.dtype()});
+  switch (a.dtype()) {
+    case DType::kFloat32:
+      return {F32MatMul(ctx, a, b, nullptr)};
+    case DType::kFloat64:
+      return {GenericMatMul<double>(ctx, a, b)};
+    case DType::kInt32:
+      return {GenericMatMul<int32_t>(ctx, a, b)};
+    default:
+      return {GenericMatMul<int64_t>(ctx, a, b)};
+  }
+}
+
+std::vector<Tensor> GemmKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs) {
+  CheckInputCount("Gemm", inputs, 2, 3);
+  return {F32Gemm(ctx, attrs, RequiredInput("Gemm", inputs, 0, "A"),
+                  RequiredInput("Gemm", inputs, 1, "B"), OptionalInput(inputs, 2), nullptr)};
+}
+
+PreparedMatMul::PreparedMatMul(std::string_view op, const Attributes& attrs, const Tensor& b,
+                               Isa isa)
+    : op_(op), attrs_(attrs), b_(b), isa_(isa) {
+  if (op_ != "MatMul" && op_ != "Gemm")
+    ThrowKernelError(op, "PreparedMatMul handles MatMul and Gemm only");
+  CheckDType(op, "B", b, {DType::kFloat32});
+  if (b.shape().rank() != 2) return;  // 1-D or batched B: nothing to pack
+  const bool tb = op_ == "Gemm" && attrs.get_int("transB", 0) != 0;
+  GemmArgs g;
+  g.k = b.shape().dim(tb ? 1 : 0);
+  g.n = b.shape().dim(tb ? 0 : 1);
+  g.transpose_b = tb;
+  g.b = b.data<float>();
+  g.ldb = std::max<int64_t>(1, b.shape().dim(1));
+  if (g.k > 0 && g.n > 0) packed_b_.emplace(PackedGemmMatrix::PackB(g, isa));
+}
+
+Tensor PreparedMatMul::Run(const KernelContext& ctx, const Tensor& a, const Tensor* c) const {
+  if (ctx.isa != isa_) {
+    ThrowKernelError(op_, "prepared for ISA " + std::string(IsaName(isa_)) + ", run with " +
+                              std::string(IsaName(ctx.isa)));
+  }
+  const PackedGemmMatrix* packed = packed_b_ ? &*packed_b_ : nullptr;
+  if (op_ == "Gemm") return F32Gemm(ctx, attrs_, a, b_, c, packed);
+  CheckDType("MatMul", "A", a, {DType::kFloat32});
+  // The packed B fits only when A's batch folds into M (B is 2-D here).
+  return F32MatMul(ctx, a, b_, packed);
+}
+
+}  // namespace loom::kernels

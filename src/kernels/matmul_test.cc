@@ -1,0 +1,188 @@
+#include "kernels/matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/fused_activation.h"
+#include "kernels/testing/kernel_test_util.h"
+#include "loom/errors.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::PoolWithThreads;
+using testing::RandomTensor;
+using testing::SupportedIsas;
+using Ints = std::vector<int64_t>;
+
+TEST(MatMul, BroadcastsBatchesAndPromotesVectorsLikeNumPy) {
+  const std::vector<std::pair<Ints, Ints>> cases = {
+      {{3, 4}, {4, 5}},
+      {{2, 3, 4}, {4, 5}},
+      {{2, 3, 4}, {2, 4, 5}},
+      {{2, 1, 3, 4}, {5, 4, 6}},
+      {{4}, {4, 5}},
+      {{3, 4}, {4}},
+      {{4}, {4}},
+      {{1, 7, 300}, {300, 1030}},
+      {{17, 19}, {19, 23}},
+      {{0, 4}, {4, 5}},
+      {{3, 0}, {0, 5}},
+      {{6, 2, 2}, {6, 2, 2}},
+      {{40, 8, 16}, {40, 16, 8}},
+  };
+  for (const auto& [a_shape, b_shape] : cases) {
+    const Tensor a = RandomTensor(DType::kFloat32, Shape(a_shape), 1);
+    const Tensor b = RandomTensor(DType::kFloat32, Shape(b_shape), 2);
+    const Tensor expected = MatMulReference(a, b);
+    const double atol = 2e-5 * std::sqrt(static_cast<double>(a_shape.back()) + 1);
+    for (int threads : testing::kThreadCounts) {
+      auto pool = PoolWithThreads(threads);
+      for (Isa isa : SupportedIsas()) {
+        const Tensor y = CallKernel(MatMulKernel, {pool.get(), isa}, {}, {&a, &b})[0];
+        const std::string mismatch = testing::CompareTensors(y, expected, 1e-5, atol);
+        EXPECT_TRUE(mismatch.empty())
+            << a.shape().to_string() << " x " << b.shape().to_string() << " " << IsaName(isa)
+            << " threads " << threads << ": " << mismatch;
+      }
+    }
+  }
+}
+
+TEST(MatMul, HandComputedAndResultShapes) {
+  const Tensor a = Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4});
+  const Tensor b = Tensor::from_vector<float>({2, 2}, {5, 6, 7, 8});
+  const Tensor v = Tensor::from_vector<float>({2}, {1, 1});
+  EXPECT_TENSORS_NEAR(CallKernel(MatMulKernel, {}, {}, {&a, &b})[0],
+                      Tensor::from_vector<float>({2, 2}, {19, 22, 43, 50}), 0, 0);
+  EXPECT_TENSORS_NEAR(CallKernel(MatMulKernel, {}, {}, {&v, &a})[0],
+                      Tensor::from_vector<float>({2}, {4, 6}), 0, 0);
+  EXPECT_TENSORS_NEAR(CallKernel(MatMulKernel, {}, {}, {&a, &v})[0],
+                      Tensor::from_vector<float>({2}, {3, 7}), 0, 0);
+  EXPECT_EQ(CallKernel(MatMulKernel, {}, {}, {&v, &v})[0].shape(), Shape({}));
+}
+
+TEST(MatMul, IntegerAndDoubleDtypes) {
+  for (DType dtype : {DType::kFloat64, DType::kInt32, DType::kInt64}) {
+    const Tensor a = RandomTensor(dtype, {3, 5, 7}, 3, -9, 9);
+    const Tensor b = RandomTensor(dtype, {7, 4}, 4, -9, 9);
+    auto pool = PoolWithThreads(3);
+    EXPECT_TENSORS_NEAR(CallKernel(MatMulKernel, {pool.get(), Isa::kPortable}, {}, {&a, &b})[0],
+                        MatMulReference(a, b), 1e-12, 0);
+  }
+}
+
+TEST(MatMul, BitExactAcrossThreadCounts) {
+  const Tensor a = RandomTensor(DType::kFloat32, {3, 37, 300}, 5);
+  const Tensor b = RandomTensor(DType::kFloat32, {300, 130}, 6);
+  for (Isa isa : SupportedIsas()) {
+    auto one = PoolWithThreads(1);
+    const Tensor first = CallKernel(MatMulKernel, {one.get(), isa}, {}, {&a, &b})[0];
+    for (int threads : {2, 3, 7}) {
+      auto pool = PoolWithThreads(threads);
+      EXPECT_TRUE(testing::BitwiseEqual(
+          CallKernel(MatMulKernel, {pool.get(), isa}, {}, {&a, &b})[0], first))
+          << IsaName(isa) << " threads " << threads;
+    }
+  }
+}
+
+std::string ErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
+                    const Attributes& attrs = {}) {
+  try {
+    CallKernel(fn, {}, attrs, inputs);
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(MatMul, BadShapesAndDtypesAreClearErrors) {
+  const Tensor a(DType::kFloat32, {2, 3});
+  const Tensor b(DType::kFloat32, {4, 5});
+  EXPECT_EQ(ErrorOf(MatMulKernel, {&a, &b}),
+            "MatMul: inner dimensions differ: A [2, 3] has K = 3, B [4, 5] has K = 4");
+  const Tensor a3(DType::kFloat32, {2, 2, 3}), b3(DType::kFloat32, {3, 3, 4});
+  EXPECT_NE(ErrorOf(MatMulKernel, {&a3, &b3})
+                .find("MatMul: batch dimensions of A [2, 2, 3] and B "
+                      "[3, 3, 4] do not broadcast"),
+            std::string::npos);
+  const Tensor ints(DType::kInt32, {3, 4});
+  EXPECT_EQ(ErrorOf(MatMulKernel, {&a, &ints}),
+            "MatMul: input 'B' must have dtype float32 (got int32)");
+  const Tensor scalar(DType::kFloat32, {});
+  EXPECT_EQ(ErrorOf(MatMulKernel, {&scalar, &b}),
+            "MatMul: inputs must have rank >= 1 (got A [], B [4, 5])");
+  // A product whose size overflows is refused before allocating.
+  const Tensor tall(DType::kFloat32, {int64_t{1} << 31, 0});
+  const Tensor wide(DType::kFloat32, {0, int64_t{1} << 31});
+  EXPECT_THROW(CallKernel(MatMulKernel, {}, {}, {&tall, &wide}), InvalidArgumentError);
+}
+
+Attributes GemmAttrs(bool ta, bool tb, float alpha, float beta) {
+  Attributes attrs;
+  attrs.set("transA", int64_t{ta}).set("transB", int64_t{tb}).set("alpha", alpha).set("beta", beta);
+  return attrs;
+}
+
+TEST(Gemm, TransposesScalesAndBroadcastsC) {
+  const int64_t m = 13, k = 70, n = 29;
+  const std::vector<Ints> c_shapes = {{}, {n}, {1, n}, {m, 1}, {m, n}};
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      const Tensor a = RandomTensor(DType::kFloat32, ta ? Shape{k, m} : Shape{m, k}, 7);
+      const Tensor b = RandomTensor(DType::kFloat32, tb ? Shape{n, k} : Shape{k, n}, 8);
+      for (const Ints& c_shape : c_shapes) {
+        const Tensor c = RandomTensor(DType::kFloat32, Shape(c_shape), 9);
+        Attributes attrs = GemmAttrs(ta, tb, 0.5f, 2.0f);
+        SetFusedActivationAttributes({ActivationKind::kRelu}, attrs);
+        const Tensor expected = GemmReference(attrs, a, b, &c);
+        for (int threads : {1, 3}) {
+          auto pool = PoolWithThreads(threads);
+          for (Isa isa : SupportedIsas()) {
+            EXPECT_TENSORS_NEAR(CallKernel(GemmKernel, {pool.get(), isa}, attrs, {&a, &b, &c})[0],
+                                expected, 1e-5, 2e-4);
+          }
+        }
+      }
+      const Tensor expected = GemmReference(GemmAttrs(ta, tb, 1, 1), a, b, nullptr);
+      EXPECT_TENSORS_NEAR(CallKernel(GemmKernel, {}, GemmAttrs(ta, tb, 1, 1), {&a, &b})[0],
+                          expected, 1e-5, 2e-4);
+    }
+  }
+}
+
+TEST(Gemm, BadCIsAClearError) {
+  const Tensor a(DType::kFloat32, {2, 3}), b(DType::kFloat32, {3, 4}), c(DType::kFloat32, {3, 4});
+  EXPECT_EQ(ErrorOf(GemmKernel, {&a, &b, &c}),
+            "Gemm: input 'C' of shape [3, 4] does not broadcast to [2, 4]");
+  EXPECT_EQ(ErrorOf(GemmKernel, {&a, &a}),
+            "Gemm: inner dimensions differ: op(A) of A [2, 3] has K = 3, op(B) of B [2, 3] has "
+            "K = 2");
+}
+
+TEST(PreparedMatMul, MatchesTheOneShotKernel) {
+  const Isa isa = SupportedIsas().back();
+  auto pool = PoolWithThreads(2);
+  const Tensor w = RandomTensor(DType::kFloat32, {96, 200}, 10);
+  PreparedMatMul matmul("MatMul", {}, w, isa);
+  for (Ints a_shape : {Ints{1, 96}, Ints{100, 96}, Ints{2, 50, 96}}) {
+    const Tensor a = RandomTensor(DType::kFloat32, Shape(a_shape), 11);
+    EXPECT_TRUE(
+        testing::BitwiseEqual(matmul.Run({pool.get(), isa}, a),
+                              CallKernel(MatMulKernel, {pool.get(), isa}, {}, {&a, &w})[0]));
+  }
+  const Tensor wt = RandomTensor(DType::kFloat32, {200, 96}, 12);
+  const Tensor bias = RandomTensor(DType::kFloat32, {200}, 13);
+  const Attributes attrs = GemmAttrs(false, true, 1, 1);
+  PreparedMatMul gemm("Gemm", attrs, wt, isa);
+  const Tensor a = RandomTensor(DType::kFloat32, {70, 96}, 14);
+  EXPECT_TENSORS_NEAR(gemm.Run({pool.get(), isa}, a, &bias), GemmReference(attrs, a, wt, &bias),
+                      1e-5, 2e-4);
+}
+
+}  // namespace
+}  // namespace loom::kernels

@@ -1,0 +1,151 @@
+#include "kernels/registry.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "kernels/conv.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+#include "kernels/normalization.h"
+#include "kernels/pool.h"
+#include "kernels/reduce.h"
+#include "kernels/shape_ops.h"
+#include "loom/errors.h"
+
+namespace loom::kernels {
+namespace {
+
+constexpr DTypeMask kF32 = DTypeBit(DType::kFloat32);
+constexpr DTypeMask kF64 = DTypeBit(DType::kFloat64);
+constexpr DTypeMask kF16 = DTypeBit(DType::kFloat16);
+constexpr DTypeMask kI8 = DTypeBit(DType::kInt8);
+constexpr DTypeMask kU8 = DTypeBit(DType::kUInt8);
+constexpr DTypeMask kI32 = DTypeBit(DType::kInt32);
+constexpr DTypeMask kI64 = DTypeBit(DType::kInt64);
+constexpr DTypeMask kBool = DTypeBit(DType::kBool);
+constexpr DTypeMask kFloats = kF32 | kF64 | kF16;
+constexpr DTypeMask kNumeric = kFloats | kI8 | kU8 | kI32 | kI64;
+constexpr DTypeMask kAll = kNumeric | kBool;
+
+constexpr IsaMask kPortable = IsaBit(Isa::kPortable);
+constexpr IsaMask kPortableAvx2 = kPortable | IsaBit(Isa::kAvx2Fma);
+constexpr IsaMask kAllIsas = kPortableAvx2 | IsaBit(Isa::kAvx512f);
+
+// Sorted by op name (a test checks), so lookups can binary-search.
+constexpr auto kRegistry = std::to_array<KernelRegistration>({
+    {"Abs", kNumeric, kPortableAvx2, AbsKernel},
+    {"Add", kNumeric, kPortableAvx2, AddKernel},
+    {"And", kBool, kPortable, AndKernel},
+    {"ArgMax", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ArgMaxKernel},
+    {"ArgMin", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ArgMinKernel},
+    {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
+    {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
+    {"Cast", kAll, kPortable, CastKernel},
+    {"Ceil", kFloats, kPortableAvx2, CeilKernel},
+    {"Clip", kNumeric, kPortableAvx2, ClipKernel},
+    {"Concat", kAll, kPortable, ConcatKernel},
+    {"Constant", kAll, kPortable, ConstantKernel},
+    {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
+    {"Conv", kF32, kAllIsas, ConvKernel},
+    {"Div", kNumeric, kPortableAvx2, DivKernel},
+    {"Equal", kAll, kPortable, EqualKernel},
+    {"Erf", kFloats, kPortableAvx2, ErfKernel},
+    {"Exp", kFloats, kPortableAvx2, ExpKernel},
+    {"Expand", kAll, kPortable, ExpandKernel},
+    {"Flatten", kAll, kPortable, FlattenKernel},
+    {"Floor", kFloats, kPortableAvx2, FloorKernel},
+    {"Gather", kAll, kPortable, GatherKernel},
+    {"GatherElements", kAll, kPortable, GatherElementsKernel},
+    {"Gelu", kFloats, kPortableAvx2, GeluKernel},
+    {"Gemm", kF32, kAllIsas, GemmKernel},
+    {"GlobalAveragePool", kF32 | kF64, kPortableAvx2, GlobalAveragePoolKernel},
+    {"GlobalMaxPool", kF32 | kF64, kPortableAvx2, GlobalMaxPoolKernel},
+    {"Greater", kNumeric, kPortable, GreaterKernel},
+    {"GreaterOrEqual", kNumeric, kPortable, GreaterOrEqualKernel},
+    {"HardSigmoid", kFloats, kPortableAvx2, HardSigmoidKernel},
+    {"HardSwish", kFloats, kPortableAvx2, HardSwishKernel},
+    {"Identity", kAll, kPortable, IdentityKernel},
+    {"LayerNormalization", kF32 | kF64, kPortable, LayerNormalizationKernel},
+    {"LeakyRelu", kFloats, kPortableAvx2, LeakyReluKernel},
+    {"Less", kNumeric, kPortable, LessKernel},
+    {"LessOrEqual", kNumeric, kPortable, LessOrEqualKernel},
+    {"Log", kFloats, kPortableAvx2, LogKernel},
+    {"LogSoftmax", kF32 | kF64, kPortable, LogSoftmaxKernel},
+    {"MatMul", kF32 | kF64 | kI32 | kI64, kAllIsas, MatMulKernel},
+    {"Max", kNumeric, kPortableAvx2, MaxKernel},
+    {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
+    {"Mean", kFloats, kPortableAvx2, MeanKernel},
+    {"Min", kNumeric, kPortableAvx2, MinKernel},
+    {"Mod", kNumeric, kPortableAvx2, ModKernel},
+    {"Mul", kNumeric, kPortableAvx2, MulKernel},
+    {"Neg", kNumeric, kPortableAvx2, NegKernel},
+    {"Not", kBool, kPortable, NotKernel},
+    {"Or", kBool, kPortable, OrKernel},
+    {"Pad", kAll, kPortable, PadKernel},
+    {"Pow", kF32 | kF64 | kF16 | kI32 | kI64, kPortableAvx2, PowKernel},
+    {"Range", kF32 | kF64 | kI32 | kI64, kPortable, RangeKernel},
+    {"Reciprocal", kFloats, kPortableAvx2, ReciprocalKernel},
+    {"ReduceL1", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceL1Kernel},
+    {"ReduceL2", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceL2Kernel},
+    {"ReduceLogSumExp", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceLogSumExpKernel},
+    {"ReduceMax", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ReduceMaxKernel},
+    {"ReduceMean", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceMeanKernel},
+    {"ReduceMin", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ReduceMinKernel},
+    {"ReduceProd", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceProdKernel},
+    {"ReduceSum", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceSumKernel},
+    {"ReduceSumSquare", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceSumSquareKernel},
+    {"Relu", kNumeric, kPortableAvx2, ReluKernel},
+    {"Reshape", kAll, kPortable, ReshapeKernel},
+    {"Shape", kAll, kPortable, ShapeKernel},
+    {"Sigmoid", kFloats, kPortableAvx2, SigmoidKernel},
+    {"Sign", kNumeric, kPortableAvx2, SignKernel},
+    {"Silu", kFloats, kPortableAvx2, SiluKernel},
+    {"Size", kAll, kPortable, SizeKernel},
+    {"Slice", kAll, kPortable, SliceKernel},
+    {"Softmax", kF32 | kF64, kPortable, SoftmaxKernel},
+    {"Split", kAll, kPortable, SplitKernel},
+    {"Sqrt", kFloats, kPortableAvx2, SqrtKernel},
+    {"Squeeze", kAll, kPortable, SqueezeKernel},
+    {"Sub", kNumeric, kPortableAvx2, SubKernel},
+    {"Sum", kNumeric, kPortableAvx2, SumKernel},
+    {"Tanh", kFloats, kPortableAvx2, TanhKernel},
+    {"Tile", kAll, kPortable, TileKernel},
+    {"Transpose", kAll, kPortable, TransposeKernel},
+    {"Unsqueeze", kAll, kPortable, UnsqueezeKernel},
+    {"Where", kAll, kPortable, WhereKernel},
+    {"Xor", kBool, kPortable, XorKernel},
+});
+
+}  // namespace
+
+std::span<const KernelRegistration> KernelRegistry() { return kRegistry; }
+
+const KernelRegistration* FindKernel(std::string_view op) {
+  auto it = std::lower_bound(
+      kRegistry.begin(), kRegistry.end(), op,
+      [](const KernelRegistration& r, std::string_view name) { return r.op < name; });
+  return it != kRegistry.end() && it->op == op ? &*it : nullptr;
+}
+
+std::string DTypeMaskToString(DTypeMask mask) {
+  std::string out;
+  for (int d = 0; d <= static_cast<int>(DType::kBool); ++d) {
+    if ((mask & DTypeBit(static_cast<DType>(d))) == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += dtype_name(static_cast<DType>(d));
+  }
+  return out;
+}
+
+KernelFn LookupKernel(std::string_view op, DType dtype) {
+  const KernelRegistration* r = FindKernel(op);
+  if (r == nullptr) throw InvalidArgumentError("no kernel for op '" + std::string(op) + "'");
+  if ((r->dtypes & DTypeBit(dtype)) == 0) {
+    ThrowKernelError(op, "no kernel for dtype " + std::string(dtype_name(dtype)) +
+                             " (supported: " + DTypeMaskToString(r->dtypes) + ")");
+  }
+  return r->fn;
+}
+
+}  // namespace loom::kernels

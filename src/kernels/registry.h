@@ -1,0 +1,52 @@
+// The kernel registry: one explicit table of every operator Loom runs, with
+// the dtypes its type-determining input may have, the ISA variants it has
+// inside, and the function (op_kernel.h calling convention). The graph
+// verifier, the ONNX importer's "unsupported ops" list, the eager API and
+// `loom kernels` all read this table; nothing registers itself.
+//
+// ISA choice happens inside each family, from a small table of the same kind
+// (gemm.cc's micro-kernels, activation.cc's vector math): the registry says
+// which levels exist, the context's isa says which may run.
+//
+// Thread safety: the table is immutable; lookups may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/op_kernel.h"
+
+namespace loom::kernels {
+
+using DTypeMask = uint16_t;
+constexpr DTypeMask DTypeBit(DType dtype) {
+  return static_cast<DTypeMask>(1u << static_cast<int>(dtype));
+}
+
+using IsaMask = uint8_t;
+constexpr IsaMask IsaBit(Isa isa) { return static_cast<IsaMask>(1u << static_cast<int>(isa)); }
+
+struct KernelRegistration {
+  std::string_view op;  // ONNX op type ("Conv"); Loom-only ops say so in their header
+  DTypeMask dtypes;     // accepted dtypes of the input that fixes T
+  IsaMask isas;         // ISA levels with their own code path
+  KernelFn fn;
+};
+
+// Every registration, sorted by op name.
+std::span<const KernelRegistration> KernelRegistry();
+
+// The registration of `op`, or null.
+const KernelRegistration* FindKernel(std::string_view op);
+
+// The kernel for `op` on inputs whose type-determining dtype is `dtype`.
+// Throws InvalidArgumentError naming the op and the dtypes it supports.
+KernelFn LookupKernel(std::string_view op, DType dtype);
+
+// "float32, int64" for a mask.
+std::string DTypeMaskToString(DTypeMask mask);
+
+}  // namespace loom::kernels
