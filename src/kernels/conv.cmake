@@ -3,9 +3,13 @@
 add_library(loom_kernels_conv STATIC
   conv.cc
   conv_depthwise.cc
+  conv_depthwise_row_portable.cc
   conv_im2col.cc
   reference/conv_reference.cc
+  x86/f32_dwconv_row__avx2_fma.cc
 )
+set_source_files_properties(x86/f32_dwconv_row__avx2_fma.cc
+  PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
 target_link_libraries(loom_kernels_conv PUBLIC loom_kernels_core loom_kernels_elementwise
   PRIVATE loom_warnings)
 loom_add_test(NAME loom_kernels_conv_test
