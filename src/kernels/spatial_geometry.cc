@@ -41,6 +41,19 @@ std::vector<int64_t> PositiveList(std::string_view op, const Attributes& attrs,
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Window arithmetic multiplies and adds these numbers; bounding each by
+// 2^31 keeps every intermediate far inside int64.
+constexpr int64_t kMaxWindowValue = int64_t{1} << 31;
+
+void CheckBounded(std::string_view op, std::string_view what, std::span<const int64_t> values) {
+  for (int64_t v : values) {
+    if (v > kMaxWindowValue) {
+      ThrowKernelError(op, std::string(what) + " " + ListToString(values) +
+                               " is too large (limit 2^31 per value)");
+    }
+  }
+}
+
 }  // namespace
 
 SpatialGeometry ResolveSpatialGeometry(std::string_view op, const Attributes& attrs,
@@ -106,6 +119,12 @@ SpatialGeometry ResolveSpatialGeometry(std::string_view op, const Attributes& at
                          auto_pad + "')");
   }
 
+  CheckBounded(op, "input spatial shape", g.input);
+  CheckBounded(op, "kernel_shape", g.kernel);
+  CheckBounded(op, "strides", g.stride);
+  CheckBounded(op, "dilations", g.dilation);
+  CheckBounded(op, "pads", g.pad_begin);
+  CheckBounded(op, "pads", g.pad_end);
   for (size_t i = 0; i < rank; ++i) {
     const int64_t extent = (g.kernel[i] - 1) * g.dilation[i] + 1;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {

@@ -83,6 +83,9 @@ TEST(SpatialGeometry, BadAttributesAreClearErrors) {
   Attributes ceil;
   ceil.set("ceil_mode", int64_t{1});
   EXPECT_THROW(Resolve(ceil, {3}, {1}), InvalidArgumentError);  // Conv has no ceil_mode
+  Attributes huge_pads;
+  huge_pads.set("pads", Ints{int64_t{1} << 62, int64_t{1} << 62});
+  EXPECT_THROW(Resolve(huge_pads, {3}, {1}), InvalidArgumentError);
   Attributes disagree;
   disagree.set("kernel_shape", Ints{2});
   EXPECT_THROW(Resolve(disagree, {3}, {3}), InvalidArgumentError);

@@ -1,0 +1,242 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/pool.h"
+#include "kernels/pool_test_util.h"
+#include "kernels/reference/pool_reference.h"
+#include "loom/errors.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::BitwiseEqual;
+using testing::CompareTensors;
+using testing::ForEachIsaAndThreadCount;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<Tensor> MaxPool(const Attributes& attrs, const Tensor& x, KernelContext ctx = {}) {
+  return CallKernel(MaxPoolKernel, ctx, attrs, {&x});
+}
+
+std::vector<float> Values(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
+}
+std::vector<int64_t> Indices(const Tensor& t) {
+  return std::vector<int64_t>(t.data<int64_t>(), t.data<int64_t>() + t.num_elements());
+}
+
+std::vector<float> Iota(int n, float first, float step) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = first + step * i;
+  return v;
+}
+
+TEST(MaxPool, HandComputed2x2Stride2BothStorageOrders) {
+  const Tensor x = Tensor::from_vector<float>({1, 1, 4, 4}, Iota(16, 1, 1));
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{2, 2}).set("strides", std::vector<int64_t>{2, 2});
+  ForEachIsaAndThreadCount([&](const KernelContext& ctx, const std::string& label) {
+    std::vector<Tensor> out = MaxPool(attrs, x, ctx);
+    EXPECT_EQ(out[0].shape(), Shape({1, 1, 2, 2})) << label;
+    EXPECT_EQ(Values(out[0]), (std::vector<float>{6, 8, 14, 16})) << label;
+    EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{5, 7, 13, 15})) << label;
+    Attributes column_major = attrs;
+    column_major.set("storage_order", int64_t{1});
+    // Column-major index of (h, w) is w * H + h.
+    EXPECT_EQ(Indices(MaxPool(column_major, x, ctx)[1]), (std::vector<int64_t>{5, 13, 7, 15}))
+        << label;
+  });
+}
+
+TEST(MaxPool, PaddingNeverWinsAndIndicesCountPlanes) {
+  std::vector<float> values = Iota(9, -1, -1);  // -1 .. -9, twice
+  values.insert(values.end(), values.begin(), values.end());
+  const Tensor x = Tensor::from_vector<float>({1, 2, 3, 3}, values);
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{3, 3})
+      .set("strides", std::vector<int64_t>{2, 2})
+      .set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  std::vector<Tensor> out = MaxPool(attrs, x);
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{-1, -2, -4, -5, -1, -2, -4, -5}));
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{0, 1, 3, 4, 9, 10, 12, 13}));
+}
+
+TEST(MaxPool, TiesKeepTheFirstAndNaNPropagates) {
+  const Tensor x = Tensor::from_vector<float>({1, 1, 6}, {2, 2, 1, kNaN, 5, 5});
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{2});
+  std::vector<Tensor> out = MaxPool(attrs, x);
+  const std::vector<float> y = Values(out[0]);
+  ASSERT_EQ(y.size(), 5u);
+  EXPECT_EQ(y[0], 2);
+  EXPECT_EQ(y[1], 2);
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_EQ(y[4], 5);
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{0, 1, 3, 3, 4}));
+}
+
+TEST(MaxPool, DilationsCeilModeAndAllPaddingWindows) {
+  const Tensor x = Tensor::from_vector<float>({1, 1, 5}, {5, 1, 4, 2, 3});
+  Attributes dilated;
+  dilated.set("kernel_shape", std::vector<int64_t>{2}).set("dilations", std::vector<int64_t>{2});
+  std::vector<Tensor> out = MaxPool(dilated, x);
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{5, 2, 4}));
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{0, 3, 2}));
+
+  Attributes ceil;
+  ceil.set("kernel_shape", std::vector<int64_t>{2})
+      .set("strides", std::vector<int64_t>{2})
+      .set("ceil_mode", int64_t{1});
+  out = MaxPool(ceil, x);
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{5, 4, 3}));
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{0, 2, 4}));
+
+  // pads >= the window: the first window holds only padding.
+  Attributes padded;
+  padded.set("kernel_shape", std::vector<int64_t>{2}).set("pads", std::vector<int64_t>{2, 0});
+  out = MaxPool(padded, Tensor::from_vector<float>({1, 1, 2}, {3, 4}));
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{-kInf, 3, 4}));
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{-1, 0, 1}));
+}
+
+TEST(MaxPool, Int8AndUInt8) {
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{2, 2});
+  std::vector<Tensor> out =
+      MaxPool(attrs, Tensor::from_vector<int8_t>({1, 1, 2, 3}, {-128, 5, -3, 7, -128, 100}));
+  EXPECT_EQ(out[0].data<int8_t>()[0], 7);
+  EXPECT_EQ(out[0].data<int8_t>()[1], 100);
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{3, 5}));
+  out = MaxPool(attrs, Tensor::from_vector<uint8_t>({1, 1, 2, 3}, {0, 255, 3, 4, 255, 1}));
+  EXPECT_EQ(out[0].data<uint8_t>()[0], 255);
+  EXPECT_EQ(out[0].data<uint8_t>()[1], 255);
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{1, 1}));
+}
+
+void ExpectMatchesReference(const testing::PoolCase& c, DType dtype, uint32_t seed,
+                            bool inject_nans) {
+  Tensor x = testing::RandomTensor(dtype, Shape(c.shape), seed, -100, 100);
+  if (inject_nans && dtype == DType::kFloat32) {
+    for (int64_t i = 3; i < x.num_elements(); i += 11) x.data<float>()[i] = kNaN;
+  }
+  const std::vector<Tensor> expected = MaxPoolReference(c.attrs, x);
+  for (int64_t order : {0, 1}) {
+    Attributes attrs = c.attrs;
+    attrs.set("storage_order", order);
+    const std::vector<Tensor> expected_order = order == 0 ? expected : MaxPoolReference(attrs, x);
+    ForEachIsaAndThreadCount([&](const KernelContext& ctx, const std::string& label) {
+      const std::vector<Tensor> out = MaxPool(attrs, x, ctx);
+      const std::string where = c.description + " " + std::string(dtype_name(dtype)) + " " + label +
+                                " storage_order " + std::to_string(order);
+      EXPECT_EQ(CompareTensors(out[0], expected_order[0], 0, 0), "") << where;
+      EXPECT_TRUE(BitwiseEqual(out[1], expected_order[1])) << where;
+    });
+  }
+}
+
+TEST(MaxPool, MatchesReferenceOnRandomGeometries) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (int round = 0; round < 60; ++round) {
+    const int rank = 1 + round % 3;
+    const testing::PoolCase c = testing::RandomPoolCase(rng, rank, true);
+    const DType dtype = round % 5 == 1   ? DType::kFloat64
+                        : round % 5 == 2 ? DType::kInt8
+                        : round % 5 == 3 ? DType::kUInt8
+                                         : DType::kFloat32;
+    try {
+      MaxPoolReference(c.attrs, Tensor(dtype, Shape(c.shape)));
+    } catch (const InvalidArgumentError&) {
+      continue;  // window larger than the padded input
+    }
+    ExpectMatchesReference(c, dtype, round, round % 4 == 0);
+    ++checked;
+  }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(MaxPool, ModelShapesMatchReferenceBitExactAtEveryThreadCountAndIsa) {
+  // ResNet-18's stem pool, a stride-1 3x3 pool and a 1-D pool, large enough
+  // for ParallelFor to split rows over threads.
+  struct Case {
+    std::vector<int64_t> shape, kernel, strides, pads;
+  };
+  const std::vector<Case> cases = {
+      {{1, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+      {{2, 16, 35, 35}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{3, 40, 1001}, {5}, {3}, {2, 1}},
+  };
+  for (const Case& c : cases) {
+    Attributes attrs;
+    attrs.set("kernel_shape", c.kernel).set("strides", c.strides).set("pads", c.pads);
+    const Tensor x = testing::RandomTensor(DType::kFloat32, Shape(c.shape), 3);
+    const std::vector<Tensor> expected = MaxPoolReference(attrs, x);
+    ForEachIsaAndThreadCount([&](const KernelContext& ctx, const std::string& label) {
+      const std::vector<Tensor> out = MaxPool(attrs, x, ctx);
+      EXPECT_TRUE(BitwiseEqual(out[0], expected[0])) << Shape(c.shape).to_string() << label;
+      EXPECT_TRUE(BitwiseEqual(out[1], expected[1])) << Shape(c.shape).to_string() << label;
+    });
+  }
+}
+
+TEST(MaxPool, ZeroSizedDimensions) {
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{2, 2}).set("strides", std::vector<int64_t>{2, 2});
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{0, 3, 5, 5}, std::vector<int64_t>{2, 0, 5, 5}}) {
+    std::vector<Tensor> out = MaxPool(attrs, Tensor(DType::kFloat32, Shape(shape)));
+    EXPECT_EQ(out[0].shape(), Shape({shape[0], shape[1], 2, 2}));
+    EXPECT_EQ(out[1].shape(), out[0].shape());
+  }
+  // An empty spatial axis with padding: every window is padding.
+  Attributes padded;
+  padded.set("kernel_shape", std::vector<int64_t>{2}).set("pads", std::vector<int64_t>{1, 1});
+  std::vector<Tensor> out = MaxPool(padded, Tensor(DType::kFloat32, Shape({1, 2, 0})));
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{-kInf, -kInf}));
+  EXPECT_EQ(Indices(out[1]), (std::vector<int64_t>{-1, -1}));
+}
+
+void ExpectError(const Attributes& attrs, std::vector<const Tensor*> inputs,
+                 const std::vector<std::string>& fragments) {
+  try {
+    MaxPoolKernel({}, attrs, KernelInputs(inputs.data(), inputs.size()));
+    ADD_FAILURE() << "no error; expected " << fragments[0];
+  } catch (const InvalidArgumentError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("MaxPool: ", 0), 0u) << message;
+    for (const std::string& f : fragments) EXPECT_NE(message.find(f), std::string::npos) << message;
+  }
+}
+
+TEST(MaxPool, InvalidArgumentsAreClearErrors) {
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{2, 2});
+  const Tensor x(DType::kFloat32, Shape({1, 1, 4, 4}));
+  const Tensor ints(DType::kInt32, Shape({1, 1, 4, 4}));
+  const Tensor flat(DType::kFloat32, Shape({4, 4}));
+  ExpectError(attrs, {&ints}, {"input 'X'", "float32", "got int32"});
+  ExpectError(attrs, {&flat}, {"input 'X'", "rank >= 3", "[4, 4]"});
+  ExpectError(attrs, {&x, &x}, {"expected 1 inputs, got 2"});
+  ExpectError(attrs, {nullptr}, {"'X'", "missing"});
+  ExpectError(Attributes(), {&x}, {"kernel_shape", "missing"});
+  Attributes bad_order = attrs;
+  bad_order.set("storage_order", int64_t{2});
+  ExpectError(bad_order, {&x}, {"storage_order", "got 2"});
+  Attributes wrong_rank;
+  wrong_rank.set("kernel_shape", std::vector<int64_t>{2});
+  ExpectError(wrong_rank, {&x}, {"kernel_shape", "[2]"});
+  Attributes too_big;
+  too_big.set("kernel_shape", std::vector<int64_t>{5, 5});
+  ExpectError(too_big, {&x}, {"exceeds the padded input"});
+}
+
+}  // namespace
+}  // namespace loom::kernels
