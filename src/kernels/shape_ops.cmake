@@ -1,0 +1,30 @@
+# Shape and data-movement operators (shape_ops.h). Pure data movement: no
+# ISA-specific sources (byte movement is memory-bound; see the note atop
+# shape_ops_transpose.cc).
+add_library(loom_kernels_shape_ops STATIC
+  shape_ops_cast.cc
+  shape_ops_concat_split.cc
+  shape_ops_constant.cc
+  shape_ops_expand_tile.cc
+  shape_ops_gather.cc
+  shape_ops_pad.cc
+  shape_ops_reshape.cc
+  shape_ops_slice.cc
+  shape_ops_transpose.cc
+  shape_ops_util.cc
+  reference/shape_ops_reference.cc
+)
+target_link_libraries(loom_kernels_shape_ops PUBLIC loom_kernels_core PRIVATE loom_warnings)
+
+loom_add_test(NAME loom_kernels_shape_ops_test
+  SOURCES
+    shape_ops_cast_test.cc
+    shape_ops_concat_split_test.cc
+    shape_ops_constant_test.cc
+    shape_ops_expand_tile_test.cc
+    shape_ops_gather_test.cc
+    shape_ops_pad_test.cc
+    shape_ops_reshape_test.cc
+    shape_ops_slice_test.cc
+    shape_ops_transpose_test.cc
+  LIBS loom_kernels_shape_ops loom_kernel_test_util LABELS kernels)
