@@ -66,12 +66,13 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"HardSigmoid", kFloats, kPortableAvx2, HardSigmoidKernel},
     {"HardSwish", kFloats, kPortableAvx2, HardSwishKernel},
     {"Identity", kAll, kPortable, IdentityKernel},
+    {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"LayerNormalization", kF32 | kF64, kPortable, LayerNormalizationKernel},
     {"LeakyRelu", kFloats, kPortableAvx2, LeakyReluKernel},
     {"Less", kNumeric, kPortable, LessKernel},
     {"LessOrEqual", kNumeric, kPortable, LessOrEqualKernel},
     {"Log", kFloats, kPortableAvx2, LogKernel},
-    {"LogSoftmax", kF32 | kF64, kPortable, LogSoftmaxKernel},
+    {"LogSoftmax", kF32 | kF64, kPortableAvx2, LogSoftmaxKernel},
     {"MatMul", kF32 | kF64 | kI32 | kI64, kAllIsas, MatMulKernel},
     {"Max", kNumeric, kPortableAvx2, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
@@ -88,7 +89,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Reciprocal", kFloats, kPortableAvx2, ReciprocalKernel},
     {"ReduceL1", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceL1Kernel},
     {"ReduceL2", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceL2Kernel},
-    {"ReduceLogSumExp", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceLogSumExpKernel},
+    {"ReduceLogSumExp", kF32 | kF64, kAllIsas, ReduceLogSumExpKernel},
     {"ReduceMax", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ReduceMaxKernel},
     {"ReduceMean", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceMeanKernel},
     {"ReduceMin", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ReduceMinKernel},
@@ -103,7 +104,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Silu", kFloats, kPortableAvx2, SiluKernel},
     {"Size", kAll, kPortable, SizeKernel},
     {"Slice", kAll, kPortable, SliceKernel},
-    {"Softmax", kF32 | kF64, kPortable, SoftmaxKernel},
+    {"Softmax", kF32 | kF64, kPortableAvx2, SoftmaxKernel},
     {"Split", kAll, kPortable, SplitKernel},
     {"Sqrt", kFloats, kPortableAvx2, SqrtKernel},
     {"Squeeze", kAll, kPortable, SqueezeKernel},
@@ -146,6 +147,20 @@ KernelFn LookupKernel(std::string_view op, DType dtype) {
                              " (supported: " + DTypeMaskToString(r->dtypes) + ")");
   }
   return r->fn;
+}
+
+std::vector<Tensor> RunKernel(const KernelRegistration& kernel, const KernelContext& ctx,
+                              const Attributes& attrs, KernelInputs inputs) {
+  try {
+    return kernel.fn(ctx, attrs, inputs);
+  } catch (const InvalidArgumentError& e) {
+    // Errors raised below the kernel (attribute kinds, tensor shapes) do not
+    // know the op; add it so every message says where it came from.
+    const std::string message = e.what();
+    const std::string prefix = std::string(kernel.op) + ":";
+    if (message.rfind(prefix, 0) == 0) throw;
+    throw InvalidArgumentError(prefix + " " + message);
+  }
 }
 
 }  // namespace loom::kernels

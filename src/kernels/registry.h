@@ -46,6 +46,11 @@ const KernelRegistration* FindKernel(std::string_view op);
 // Throws InvalidArgumentError naming the op and the dtypes it supports.
 KernelFn LookupKernel(std::string_view op, DType dtype);
 
+// Calls kernel.fn; an InvalidArgumentError whose message does not start
+// with "<op>:" (one from Attributes or Shape) is rethrown with that prefix.
+std::vector<Tensor> RunKernel(const KernelRegistration& kernel, const KernelContext& ctx,
+                              const Attributes& attrs, KernelInputs inputs);
+
 // "float32, int64" for a mask.
 std::string DTypeMaskToString(DTypeMask mask);
 

@@ -49,6 +49,19 @@ TEST(Registry, LookupNamesTheSupportedDtypes) {
   EXPECT_THROW(LookupKernel("NoSuchOp", DType::kFloat32), InvalidArgumentError);
 }
 
+TEST(Registry, RunKernelPrefixesErrorsWithTheOp) {
+  const Tensor x(DType::kFloat32, {1, 1, 4, 4});
+  const Tensor* inputs[] = {&x};
+  Attributes attrs;
+  attrs.set("kernel_shape", 2.0f);  // the wrong kind
+  try {
+    RunKernel(*FindKernel("MaxPool"), {}, attrs, inputs);
+    FAIL();
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_STREQ(e.what(), "MaxPool: attribute 'kernel_shape' must be of kind ints, got float");
+  }
+}
+
 // Robustness over the whole table: no inputs at all, or inputs of a dtype
 // the op does not take, are InvalidArgumentErrors naming the op — never a
 // crash (ASan/UBSan runs this too).

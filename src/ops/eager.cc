@@ -90,8 +90,8 @@ std::vector<Tensor> run_optional(std::string_view op, const std::vector<const Te
   if (first != nullptr && (registration->dtypes & kernels::DTypeBit(first->dtype())) == 0) {
     kernels::LookupKernel(op, first->dtype());  // throws, naming the dtypes
   }
-  return registration->fn(ctx, ToKernelAttributes(attributes),
-                          kernels::KernelInputs(inputs.data(), inputs.size()));
+  return kernels::RunKernel(*registration, ctx, ToKernelAttributes(attributes),
+                            kernels::KernelInputs(inputs.data(), inputs.size()));
 }
 
 std::vector<Tensor> run(std::string_view op, const std::vector<Tensor>& inputs,
