@@ -10,7 +10,7 @@ add_library(loom_kernels_conv STATIC
 )
 set_source_files_properties(x86/f32_dwconv_row__avx2_fma.cc
   PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
-target_link_libraries(loom_kernels_conv PUBLIC loom_kernels_core loom_kernels_elementwise
+target_link_libraries(loom_kernels_conv PUBLIC loom_kernels_core loom_kernels_activation
   PRIVATE loom_warnings)
 loom_add_test(NAME loom_kernels_conv_test
   SOURCES conv_test.cc

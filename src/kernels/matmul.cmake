@@ -4,7 +4,7 @@ add_library(loom_kernels_matmul STATIC
   matmul_shapes.cc
   reference/matmul_reference.cc
 )
-target_link_libraries(loom_kernels_matmul PUBLIC loom_kernels_core loom_kernels_elementwise
+target_link_libraries(loom_kernels_matmul PUBLIC loom_kernels_core loom_kernels_activation
   PRIVATE loom_warnings)
 loom_add_test(NAME loom_kernels_matmul_test
   SOURCES matmul_test.cc

@@ -1,0 +1,181 @@
+// Activations: the scalar reference (computed in double, then rounded), the
+// portable loops (std:: functions, one pass per kind) and the per-ISA
+// table of vector math kernels.
+#include "kernels/activation.h"
+
+#include <array>
+#include <cmath>
+
+#include "kernels/elementwise_vector_math.h"
+
+namespace loom::kernels {
+namespace {
+
+// The ISA table: rows ascending by level. AVX-512 uses the AVX2 row.
+constexpr std::array<F32MathKernels, 2> kF32MathKernels = {{
+    {Isa::kPortable, f32_activation__portable, f32_exp__portable, f32_log__portable,
+     f32_erf__portable, f32_floor__portable, f32_ceil__portable},
+    {Isa::kAvx2Fma, f32_activation__avx2_fma, f32_exp__avx2_fma, f32_log__avx2_fma,
+     f32_erf__avx2_fma, f32_floor__avx2_fma, f32_ceil__avx2_fma},
+}};
+
+constexpr double kSqrtHalf = 0.70710678118654752440;
+constexpr double kSqrtTwoOverPi = 0.79788456080286535588;
+
+// Loops written so NaN inputs stay NaN: a comparison with NaN is false, so
+// `x < 0 ? 0 : x` keeps x.
+template <typename Fn>
+void Transform(float* data, int64_t n, Fn fn) {
+  for (int64_t i = 0; i < n; ++i) data[i] = fn(data[i]);
+}
+
+}  // namespace
+
+std::string_view ActivationName(ActivationKind kind) {
+  switch (kind) {
+    case ActivationKind::kIdentity:
+      return "Identity";
+    case ActivationKind::kRelu:
+      return "Relu";
+    case ActivationKind::kLeakyRelu:
+      return "LeakyRelu";
+    case ActivationKind::kClip:
+      return "Clip";
+    case ActivationKind::kSigmoid:
+      return "Sigmoid";
+    case ActivationKind::kTanh:
+      return "Tanh";
+    case ActivationKind::kHardSigmoid:
+      return "HardSigmoid";
+    case ActivationKind::kHardSwish:
+      return "HardSwish";
+    case ActivationKind::kSilu:
+      return "Silu";
+    case ActivationKind::kGelu:
+      return "Gelu";
+  }
+  return "Unknown";
+}
+
+float ActivationReference(const Activation& activation, float x_float) {
+  const double x = x_float;
+  const double alpha = activation.alpha;
+  const double beta = activation.beta;
+  double y = x;
+  switch (activation.kind) {
+    case ActivationKind::kIdentity:
+      break;
+    case ActivationKind::kRelu:
+      y = x < 0 ? 0.0 : x;
+      break;
+    case ActivationKind::kLeakyRelu:
+      y = x < 0 ? alpha * x : x;
+      break;
+    case ActivationKind::kClip:
+      y = x < alpha ? alpha : x;  // min(max(x, alpha), beta): beta wins when alpha > beta
+      y = y > beta ? beta : y;
+      break;
+    case ActivationKind::kSigmoid:
+      y = 1.0 / (1.0 + std::exp(-x));
+      break;
+    case ActivationKind::kTanh:
+      y = std::tanh(x);
+      break;
+    case ActivationKind::kHardSigmoid:
+      y = std::fmax(0.0, std::fmin(1.0, alpha * x + beta));
+      if (std::isnan(x)) y = x;
+      break;
+    case ActivationKind::kHardSwish:
+      y = x * std::fmax(0.0, std::fmin(1.0, x / 6.0 + 0.5));
+      if (std::isnan(x)) y = x;
+      break;
+    case ActivationKind::kSilu:
+      y = x / (1.0 + std::exp(-x));
+      break;
+    case ActivationKind::kGelu:
+      y = activation.gelu_tanh
+              ? 0.5 * x * (1.0 + std::tanh(kSqrtTwoOverPi * (x + 0.044715 * x * x * x)))
+              : 0.5 * x * (1.0 + std::erf(x * kSqrtHalf));
+      break;
+  }
+  return static_cast<float>(y);
+}
+
+void f32_activation__portable(const Activation& activation, float* data, int64_t n) {
+  const float alpha = activation.alpha;
+  const float beta = activation.beta;
+  switch (activation.kind) {
+    case ActivationKind::kIdentity:
+      return;
+    case ActivationKind::kRelu:
+      return Transform(data, n, [](float x) { return x < 0.0f ? 0.0f : x; });
+    case ActivationKind::kLeakyRelu:
+      return Transform(data, n, [alpha](float x) { return x < 0.0f ? alpha * x : x; });
+    case ActivationKind::kClip:
+      return Transform(data, n, [alpha, beta](float x) {
+        const float low = x < alpha ? alpha : x;
+        return low > beta ? beta : low;
+      });
+    case ActivationKind::kSigmoid:
+      return Transform(data, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    case ActivationKind::kTanh:
+      return Transform(data, n, [](float x) { return std::tanh(x); });
+    case ActivationKind::kHardSigmoid:
+      return Transform(data, n, [alpha, beta](float x) {
+        const float y = alpha * x + beta;
+        return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);
+      });
+    case ActivationKind::kHardSwish:
+      return Transform(data, n, [](float x) {
+        const float y = x * (1.0f / 6.0f) + 0.5f;
+        return x * (y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y));
+      });
+    case ActivationKind::kSilu:
+      return Transform(data, n, [](float x) { return x / (1.0f + std::exp(-x)); });
+    case ActivationKind::kGelu:
+      if (activation.gelu_tanh) {
+        const float k = static_cast<float>(kSqrtTwoOverPi);
+        return Transform(data, n, [k](float x) {
+          return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+        });
+      }
+      return Transform(data, n, [](float x) {
+        return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(kSqrtHalf)));
+      });
+  }
+}
+
+void f32_exp__portable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
+
+void f32_log__portable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]);
+}
+
+void f32_erf__portable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]);
+}
+
+void f32_floor__portable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::floor(x[i]);
+}
+
+void f32_ceil__portable(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::ceil(x[i]);
+}
+
+const F32MathKernels& F32MathFor(Isa isa) {
+  const F32MathKernels* best = &kF32MathKernels[0];
+  for (const F32MathKernels& row : kF32MathKernels) {
+    if (row.isa <= isa) best = &row;
+  }
+  return *best;
+}
+
+void ApplyActivation(const Activation& activation, float* data, int64_t n, Isa isa) {
+  if (activation.kind == ActivationKind::kIdentity || n <= 0) return;
+  F32MathFor(isa).activation(activation, data, n);
+}
+
+}  // namespace loom::kernels

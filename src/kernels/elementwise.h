@@ -1,0 +1,145 @@
+// Elementwise operators (ONNX semantics, latest opset), all with the shared
+// calling convention of op_kernel.h:
+//
+//   std::vector<Tensor> AddKernel(const KernelContext& ctx, const Attributes& attrs,
+//                                 KernelInputs inputs);
+//
+// Broadcasting: binary ops, the variadic Max/Min/Sum/Mean and Where use
+// NumPy / ONNX multidirectional broadcasting (loom::broadcast_shapes).
+//
+// Dtypes (an input of any other dtype is an InvalidArgumentError naming the
+// input, the allowed dtypes and the actual one; inputs that must agree but
+// do not name both dtypes):
+//   - Add Sub Mul Div Mod Max Min Sum, comparisons: float32, float64,
+//     float16, int8, uint8, int32, int64 (Equal also bool). Integer Add,
+//     Sub, Mul wrap around; integer Div truncates toward zero like C++ and
+//     division by zero is an InvalidArgumentError (never SIGFPE); INT_MIN /
+//     -1 wraps to INT_MIN. Mean: float dtypes only.
+//   - Pow: base float32/float64/float16/int32/int64; the exponent may be any
+//     numeric dtype and is converted to the base's dtype (ONNX T, T1).
+//   - Mod: fmod=0 (default) is the integer remainder with the sign of the
+//     divisor (Python %); fmod=1 is C fmod. Float inputs require fmod=1.
+//   - Equal Less Greater LessOrEqual GreaterOrEqual produce bool.
+//   - And Or Xor Not: bool only. Where: condition bool, X and Y any equal
+//     dtype.
+//   - Neg Abs Relu Clip Sign: all numeric dtypes (Neg not uint8). Integer
+//     Neg/Abs of INT_MIN wrap to INT_MIN.
+//   - Sqrt Reciprocal Exp Log Erf LeakyRelu Sigmoid Tanh HardSigmoid
+//     HardSwish Gelu Silu Floor Ceil: float32, float64, float16.
+//   - float16 is computed by converting through float32 and rounding the
+//     result back (correctly rounded for + - * /).
+//
+// Attributes: LeakyRelu alpha=0.01; HardSigmoid alpha=0.2, beta=0.5; Gelu
+// approximate="none"|"tanh"; Mod fmod=0|1; Clip min/max as optional inputs
+// 1 and 2 (opset >= 11) or float attributes (opset 6); an input wins over an
+// attribute, and an absent bound means no bound.
+//
+// Speed: float32 is the fast path. Broadcasting collapses the shapes to
+// runs (same shape, scalar, row broadcast, strided outer loop with a
+// contiguous or stride-0 innermost run), so there is no index math per
+// element. Exp, Log, Erf, Sigmoid, Tanh, Gelu and Silu use polynomial
+// approximations on the AVX2+FMA path (see activation.h for their errors);
+// the portable path calls std:: functions.
+//
+// Determinism: every kernel here is bit-exact across thread counts (each
+// output element is computed by the same code whatever the sharding).
+// Results may differ between ISA levels only for the polynomial
+// transcendentals.
+//
+// Thread safety: stateless; concurrent calls are safe.
+#pragma once
+
+#include <vector>
+
+#include "kernels/op_kernel.h"
+
+namespace loom::kernels {
+
+// Binary arithmetic (inputs A, B).
+std::vector<Tensor> AddKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> SubKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> MulKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> DivKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> PowKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);  // inputs X, Y
+std::vector<Tensor> ModKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+
+// Variadic (inputs data_0 ... data_{N-1}, N >= 1).
+std::vector<Tensor> MaxKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> MinKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> SumKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> MeanKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+
+// Comparisons and logic (inputs A, B; output bool).
+std::vector<Tensor> EqualKernel(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs);
+std::vector<Tensor> LessKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> GreaterKernel(const KernelContext& ctx, const Attributes& attrs,
+                                  KernelInputs inputs);
+std::vector<Tensor> LessOrEqualKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs);
+std::vector<Tensor> GreaterOrEqualKernel(const KernelContext& ctx, const Attributes& attrs,
+                                         KernelInputs inputs);
+std::vector<Tensor> AndKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> OrKernel(const KernelContext& ctx, const Attributes& attrs,
+                             KernelInputs inputs);
+std::vector<Tensor> XorKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> NotKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);  // input X
+std::vector<Tensor> WhereKernel(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs);  // inputs condition, X, Y
+
+// Unary (input X, output Y of the same shape and dtype).
+std::vector<Tensor> NegKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> AbsKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> SqrtKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> ReciprocalKernel(const KernelContext& ctx, const Attributes& attrs,
+                                     KernelInputs inputs);
+std::vector<Tensor> ExpKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> LogKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> ErfKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs);
+std::vector<Tensor> FloorKernel(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs);
+std::vector<Tensor> CeilKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> SignKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> ReluKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> LeakyReluKernel(const KernelContext& ctx, const Attributes& attrs,
+                                    KernelInputs inputs);
+std::vector<Tensor> ClipKernel(
+    const KernelContext& ctx, const Attributes& attrs,
+    KernelInputs inputs);  // inputs input, min (optional), max (optional)
+std::vector<Tensor> SigmoidKernel(const KernelContext& ctx, const Attributes& attrs,
+                                  KernelInputs inputs);
+std::vector<Tensor> TanhKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> HardSigmoidKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs);
+std::vector<Tensor> HardSwishKernel(const KernelContext& ctx, const Attributes& attrs,
+                                    KernelInputs inputs);
+std::vector<Tensor> GeluKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+std::vector<Tensor> SiluKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);  // x * sigmoid(x); not an ONNX op
+
+}  // namespace loom::kernels

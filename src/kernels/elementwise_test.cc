@@ -1,0 +1,446 @@
+// Broadcast binary, variadic, comparison, logic and Where kernels: small
+// hand-computed cases, then every op against ElementwiseReference on edge
+// shapes at every thread count and ISA, then the error messages.
+#include "kernels/elementwise.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/elementwise_common.h"
+#include "kernels/reference/elementwise_reference.h"
+#include "kernels/testing/kernel_test_util.h"
+#include "loom/errors.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::BitwiseEqual;
+using testing::CompareTensors;
+using testing::kThreadCounts;
+using testing::PoolWithThreads;
+using testing::RandomTensor;
+using testing::SupportedIsas;
+
+using NamedKernel = std::pair<const char*, KernelFn>;
+
+Tensor Call(KernelFn fn, std::initializer_list<const Tensor*> inputs, const Attributes& attrs = {},
+            threading::ThreadPool* pool = nullptr, Isa isa = Isa::kPortable) {
+  std::vector<Tensor> out = CallKernel(fn, {pool, isa}, attrs, inputs);
+  EXPECT_EQ(out.size(), 1u);
+  return out.at(0);
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  const T* p = t.data<T>();
+  return std::vector<T>(p, p + t.num_elements());
+}
+
+std::string ErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
+                    const Attributes& attrs = {}) {
+  try {
+    CallKernel(fn, {}, attrs, inputs);
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// ---- hand-computed values ----
+
+TEST(Elementwise, AddBroadcastsRowAndColumn) {
+  const Tensor a = Tensor::from_vector<float>({2, 1}, {10, 20});
+  const Tensor b = Tensor::from_vector<float>({3}, {1, 2, 3});
+  const Tensor y = Call(AddKernel, {&a, &b});
+  EXPECT_EQ(y.shape(), Shape({2, 3}));
+  EXPECT_EQ(Values<float>(y), (std::vector<float>{11, 12, 13, 21, 22, 23}));
+}
+
+TEST(Elementwise, SubMulDivScalar) {
+  const Tensor a = Tensor::from_vector<float>({3}, {1, 4, -6});
+  const Tensor two = Tensor::from_vector<float>({}, {2});
+  EXPECT_EQ(Values<float>(Call(SubKernel, {&a, &two})), (std::vector<float>{-1, 2, -8}));
+  EXPECT_EQ(Values<float>(Call(SubKernel, {&two, &a})), (std::vector<float>{1, -2, 8}));
+  EXPECT_EQ(Values<float>(Call(MulKernel, {&a, &two})), (std::vector<float>{2, 8, -12}));
+  EXPECT_EQ(Values<float>(Call(DivKernel, {&a, &two})), (std::vector<float>{0.5f, 2, -3}));
+}
+
+TEST(Elementwise, IntegerDivTruncatesAndWraps) {
+  const Tensor a =
+      Tensor::from_vector<int32_t>({4}, {7, -7, std::numeric_limits<int32_t>::min(), 5});
+  const Tensor b = Tensor::from_vector<int32_t>({4}, {2, 2, -1, -3});
+  EXPECT_EQ(Values<int32_t>(Call(DivKernel, {&a, &b})),
+            (std::vector<int32_t>{3, -3, std::numeric_limits<int32_t>::min(), -1}));
+}
+
+TEST(Elementwise, IntegerAddWrapsAround) {
+  const Tensor a = Tensor::from_vector<int8_t>({2}, {127, -128});
+  const Tensor b = Tensor::from_vector<int8_t>({2}, {1, -1});
+  EXPECT_EQ(Values<int8_t>(Call(AddKernel, {&a, &b})), (std::vector<int8_t>{-128, 127}));
+  const Tensor u = Tensor::from_vector<uint8_t>({2}, {200, 16});
+  const Tensor v = Tensor::from_vector<uint8_t>({2}, {2, 16});
+  EXPECT_EQ(Values<uint8_t>(Call(MulKernel, {&u, &v})), (std::vector<uint8_t>{144, 0}));
+}
+
+TEST(Elementwise, ModFollowsDivisorSignUnlessFmod) {
+  const Tensor a = Tensor::from_vector<int64_t>({4}, {-7, 7, -7, 7});
+  const Tensor b = Tensor::from_vector<int64_t>({4}, {3, -3, -3, 3});
+  EXPECT_EQ(Values<int64_t>(Call(ModKernel, {&a, &b})), (std::vector<int64_t>{2, -2, -1, 1}));
+  const Attributes fmod = Attributes().set("fmod", int64_t{1});
+  EXPECT_EQ(Values<int64_t>(Call(ModKernel, {&a, &b}, fmod)), (std::vector<int64_t>{-1, 1, -1, 1}));
+  const Tensor f = Tensor::from_vector<float>({2}, {-7.5f, 7.5f});
+  const Tensor g = Tensor::from_vector<float>({2}, {2, -2});
+  EXPECT_EQ(Values<float>(Call(ModKernel, {&f, &g}, fmod)), (std::vector<float>{-1.5f, 1.5f}));
+}
+
+TEST(Elementwise, PowFloatIntegerAndMixedExponent) {
+  const Tensor x = Tensor::from_vector<float>({3}, {2, 9, -2});
+  const Tensor y = Tensor::from_vector<float>({3}, {10, 0.5f, 3});
+  EXPECT_EQ(Values<float>(Call(PowKernel, {&x, &y})), (std::vector<float>{1024, 3, -8}));
+  const Tensor xi = Tensor::from_vector<int32_t>({4}, {3, -2, 2, 4});
+  const Tensor yi = Tensor::from_vector<int64_t>({4}, {4, 3, -1, 0});
+  EXPECT_EQ(Values<int32_t>(Call(PowKernel, {&xi, &yi})), (std::vector<int32_t>{81, -8, 0, 1}));
+  const Tensor half = Tensor::from_vector<float>({}, {0.5f});
+  const Tensor sq = Tensor::from_vector<int32_t>({2}, {16, 81});
+  EXPECT_EQ(Values<int32_t>(Call(PowKernel, {&sq, &half})), (std::vector<int32_t>{4, 9}));
+}
+
+TEST(Elementwise, VariadicMaxMinSumMean) {
+  const Tensor a = Tensor::from_vector<float>({3}, {1, 5, 3});
+  const Tensor b = Tensor::from_vector<float>({2, 1}, {2, 4});
+  const Tensor c = Tensor::from_vector<float>({}, {3});
+  EXPECT_EQ(Values<float>(Call(MaxKernel, {&a, &b, &c})), (std::vector<float>{3, 5, 3, 4, 5, 4}));
+  EXPECT_EQ(Values<float>(Call(MinKernel, {&a, &b, &c})), (std::vector<float>{1, 2, 2, 1, 3, 3}));
+  EXPECT_EQ(Values<float>(Call(SumKernel, {&a, &b, &c})),
+            (std::vector<float>{6, 10, 8, 8, 12, 10}));
+  EXPECT_EQ(Values<float>(Call(MeanKernel, {&a, &b, &c})),
+            (std::vector<float>{2, 10.0f / 3, 8.0f / 3, 8.0f / 3, 4, 10.0f / 3}));
+  EXPECT_EQ(Values<float>(Call(SumKernel, {&a})), (std::vector<float>{1, 5, 3}));
+}
+
+TEST(Elementwise, MaxMinPropagateNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor a = Tensor::from_vector<float>({2}, {nan, 1});
+  const Tensor b = Tensor::from_vector<float>({2}, {1, nan});
+  for (KernelFn fn : {MaxKernel, MinKernel}) {
+    const std::vector<float> y = Values<float>(Call(fn, {&a, &b}));
+    EXPECT_TRUE(std::isnan(y[0]));
+    EXPECT_TRUE(std::isnan(y[1]));
+  }
+}
+
+TEST(Elementwise, ComparisonsAndLogic) {
+  const Tensor a = Tensor::from_vector<int32_t>({3}, {1, 2, 3});
+  const Tensor b = Tensor::from_vector<int32_t>({}, {2});
+  EXPECT_EQ(Values<bool>(Call(EqualKernel, {&a, &b})), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(Values<bool>(Call(LessKernel, {&a, &b})), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(Values<bool>(Call(GreaterKernel, {&a, &b})), (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(Values<bool>(Call(LessOrEqualKernel, {&a, &b})),
+            (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(Values<bool>(Call(GreaterOrEqualKernel, {&a, &b})),
+            (std::vector<bool>{false, true, true}));
+  const Tensor p = Tensor::from_vector<bool>({4}, {false, false, true, true});
+  const Tensor q = Tensor::from_vector<bool>({4}, {false, true, false, true});
+  EXPECT_EQ(Values<bool>(Call(AndKernel, {&p, &q})),
+            (std::vector<bool>{false, false, false, true}));
+  EXPECT_EQ(Values<bool>(Call(OrKernel, {&p, &q})), (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(Values<bool>(Call(XorKernel, {&p, &q})), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(Values<bool>(Call(NotKernel, {&p})), (std::vector<bool>{true, true, false, false}));
+}
+
+TEST(Elementwise, NaNComparesFalse) {
+  const Tensor a = Tensor::from_vector<float>({1}, {std::numeric_limits<float>::quiet_NaN()});
+  for (KernelFn fn :
+       {EqualKernel, LessKernel, GreaterKernel, LessOrEqualKernel, GreaterOrEqualKernel}) {
+    EXPECT_EQ(Values<bool>(Call(fn, {&a, &a})), std::vector<bool>{false});
+  }
+}
+
+TEST(Elementwise, WhereBroadcastsThreeWays) {
+  const Tensor c = Tensor::from_vector<bool>({2, 1}, {true, false});
+  const Tensor x = Tensor::from_vector<int64_t>({3}, {1, 2, 3});
+  const Tensor y = Tensor::from_vector<int64_t>({}, {-1});
+  const Tensor out = Call(WhereKernel, {&c, &x, &y});
+  EXPECT_EQ(out.shape(), Shape({2, 3}));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 2, 3, -1, -1, -1}));
+}
+
+TEST(Elementwise, Float16ArithmeticRoundsOnce) {
+  const Tensor a = Tensor::from_vector<Float16>({2}, {Float16(1.0f), Float16(2048.0f)});
+  const Tensor b = Tensor::from_vector<Float16>({2}, {Float16(0.5f), Float16(1.0f)});
+  const Tensor y = Call(AddKernel, {&a, &b});
+  ASSERT_EQ(y.dtype(), DType::kFloat16);
+  // 2048 + 1 is halfway between float16 2048 and 2050: ties to even.
+  EXPECT_EQ(static_cast<float>(y.data<Float16>()[0]), 1.5f);
+  EXPECT_EQ(static_cast<float>(y.data<Float16>()[1]), 2048.0f);
+}
+
+TEST(Elementwise, ZeroSizedOutputs) {
+  const Tensor a = RandomTensor(DType::kFloat32, {0, 3}, 1);
+  const Tensor b = RandomTensor(DType::kFloat32, {3}, 2);
+  EXPECT_EQ(Call(AddKernel, {&a, &b}).shape(), Shape({0, 3}));
+  const Tensor zero_int = Tensor(DType::kInt32, {0});
+  const Tensor zero_divisor = Tensor(DType::kInt32, {1});
+  EXPECT_EQ(Call(DivKernel, {&zero_int, &zero_divisor}).shape(), Shape({0}));
+}
+
+// ---- against the reference ----
+
+struct ShapePair {
+  Shape a, b;
+};
+
+// Edge shapes: scalars, 1, primes, not multiples of 8 or 16, zero-sized,
+// size-1 axes in either input, and one large enough to shard over threads.
+std::vector<ShapePair> EdgeShapes() {
+  return {{{}, {}},
+          {{1}, {7}},
+          {{13}, {13}},
+          {{17}, {}},
+          {{}, {31}},
+          {{5, 1}, {1, 3}},
+          {{2, 3, 4}, {4}},
+          {{2, 3, 4}, {3, 1}},
+          {{3, 1, 5}, {1, 4, 1}},
+          {{1, 1, 1}, {13, 1}},
+          {{0, 3}, {3}},
+          {{2, 0}, {1, 1}},
+          {{7, 1, 9}, {7, 11, 9}},
+          {{263, 301}, {301}},
+          {{263, 1}, {263, 301}},
+          {{100003}, {100003}},
+          {{2, 50021}, {}}};
+}
+
+struct BinaryCase {
+  const char* op;
+  KernelFn fn;
+};
+
+const BinaryCase kBinaryCases[] = {
+    {"Add", AddKernel},
+    {"Sub", SubKernel},
+    {"Mul", MulKernel},
+    {"Div", DivKernel},
+    {"Pow", PowKernel},
+    {"Max", MaxKernel},
+    {"Min", MinKernel},
+    {"Sum", SumKernel},
+    {"Mean", MeanKernel},
+    {"Equal", EqualKernel},
+    {"Less", LessKernel},
+    {"Greater", GreaterKernel},
+    {"LessOrEqual", LessOrEqualKernel},
+    {"GreaterOrEqual", GreaterOrEqualKernel},
+};
+
+// Inputs for op: positive bases for Pow, divisors away from zero.
+std::pair<Tensor, Tensor> InputsFor(std::string_view op, DType dtype, const ShapePair& s,
+                                    uint32_t seed) {
+  const bool integer =
+      dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16;
+  if (op == "Pow") {
+    return {RandomTensor(dtype, s.a, seed, integer ? -3 : 0.1, 3),
+            RandomTensor(dtype, s.b, seed + 1, integer ? 0 : -3, integer ? 5 : 3)};
+  }
+  Tensor a = RandomTensor(dtype, s.a, seed, -100, 100);
+  Tensor b = RandomTensor(dtype, s.b, seed + 1, 1, 100);
+  if (op == "Div" || op == "Mod") return {a, b};
+  // Mixed signs, and some equal elements for the comparisons.
+  return {a, integer ? RandomTensor(dtype, s.b, seed + 1, -100, 100) : b};
+}
+
+TEST(ElementwiseVsReference, Float32AllThreadCountsAndIsas) {
+  uint32_t seed = 1;
+  for (const BinaryCase& c : kBinaryCases) {
+    for (const ShapePair& s : EdgeShapes()) {
+      auto [a, b] = InputsFor(c.op, DType::kFloat32, s, seed += 2);
+      const Tensor expected = ElementwiseReference(c.op, {}, {&a, &b});
+      // + - * / Max Min and comparisons are exact; Pow calls powf (a few
+      // ulp) and Mean divides a float sum.
+      const std::string_view op = c.op;
+      const double rtol = (op == "Pow" || op == "Mean") ? 4e-7 : 0;
+      Tensor first;
+      for (Isa isa : SupportedIsas()) {
+        for (int threads : kThreadCounts) {
+          auto pool = PoolWithThreads(threads);
+          const Tensor y = Call(c.fn, {&a, &b}, {}, pool.get(), isa);
+          EXPECT_TRUE(CompareTensors(y, expected, rtol, 0).empty())
+              << c.op << " " << s.a.to_string() << " " << s.b.to_string() << " threads " << threads
+              << ": " << CompareTensors(y, expected, rtol, 0);
+          if (first.num_elements() == 0) first = y;
+          EXPECT_TRUE(BitwiseEqual(y, first)) << c.op << " differs across threads/ISAs";
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseVsReference, OtherDTypes) {
+  const DType dtypes[] = {DType::kFloat64, DType::kFloat16, DType::kInt8,
+                          DType::kUInt8,   DType::kInt32,   DType::kInt64};
+  const std::vector<ShapePair> shapes = {{{7, 1, 9}, {7, 11, 9}}, {{263, 301}, {301}}, {{13}, {}}};
+  uint32_t seed = 1000;
+  for (const BinaryCase& c : kBinaryCases) {
+    const std::string_view op = c.op;
+    for (DType dtype : dtypes) {
+      const bool is_float = dtype == DType::kFloat64 || dtype == DType::kFloat16;
+      if (op == "Mean" && !is_float) continue;
+      if (op == "Pow" && (dtype == DType::kInt8 || dtype == DType::kUInt8)) continue;
+      for (const ShapePair& s : shapes) {
+        auto [a, b] = InputsFor(c.op, dtype, s, seed += 2);
+        const Tensor expected = ElementwiseReference(c.op, {}, {&a, &b});
+        const double rtol = dtype == DType::kFloat16 ? 1e-3 : (is_float ? 1e-15 : 0);
+        for (int threads : {1, 3}) {
+          auto pool = PoolWithThreads(threads);
+          const Tensor y = Call(c.fn, {&a, &b}, {}, pool.get());
+          EXPECT_TRUE(CompareTensors(y, expected, rtol, 0).empty())
+              << c.op << " " << dtype_name(dtype) << " " << s.a.to_string() << ": "
+              << CompareTensors(y, expected, rtol, 0);
+        }
+      }
+    }
+  }
+}
+
+TEST(ElementwiseVsReference, ModBothModes) {
+  for (int64_t fmod : {0, 1}) {
+    const Attributes attrs = Attributes().set("fmod", fmod);
+    for (DType dtype : {DType::kInt8, DType::kUInt8, DType::kInt32, DType::kInt64}) {
+      const Tensor a = RandomTensor(dtype, {263, 31}, 5, -100, 100);
+      // Divisors 1..9, negated at odd positions for signed dtypes; no zeros.
+      std::vector<int64_t> divisors;
+      for (int64_t k = 0; k < 31; ++k) {
+        const int64_t magnitude = 1 + k % 9;
+        divisors.push_back(dtype != DType::kUInt8 && k % 2 ? -magnitude : magnitude);
+      }
+      const Tensor b_safe =
+          elementwise::ConvertTensor(Tensor::from_vector<int64_t>({31}, divisors), dtype);
+      const Tensor expected_or_error = ElementwiseReference("Mod", attrs, {&a, &b_safe});
+      for (int threads : kThreadCounts) {
+        auto pool = PoolWithThreads(threads);
+        EXPECT_TRUE(
+            BitwiseEqual(Call(ModKernel, {&a, &b_safe}, attrs, pool.get()), expected_or_error))
+            << dtype_name(dtype) << " fmod=" << fmod;
+      }
+    }
+  }
+}
+
+TEST(ElementwiseVsReference, LogicAndWhere) {
+  const std::vector<ShapePair> shapes = {{{5, 1}, {1, 3}}, {{263, 301}, {301}}, {{0}, {1}}};
+  uint32_t seed = 77;
+  for (const ShapePair& s : shapes) {
+    const Tensor a = RandomTensor(DType::kBool, s.a, seed++);
+    const Tensor b = RandomTensor(DType::kBool, s.b, seed++);
+    for (auto [op, fn] : {NamedKernel{"And", AndKernel}, NamedKernel{"Or", OrKernel},
+                          NamedKernel{"Xor", XorKernel}, NamedKernel{"Equal", EqualKernel}}) {
+      for (int threads : kThreadCounts) {
+        auto pool = PoolWithThreads(threads);
+        EXPECT_TRUE(BitwiseEqual(Call(fn, {&a, &b}, {}, pool.get()),
+                                 ElementwiseReference(op, {}, {&a, &b})))
+            << op;
+      }
+    }
+    EXPECT_TRUE(BitwiseEqual(Call(NotKernel, {&a}), ElementwiseReference("Not", {}, {&a})));
+    for (DType dtype :
+         {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kInt64, DType::kBool}) {
+      const Tensor x = RandomTensor(dtype, s.b, seed++, -50, 50);
+      const Tensor y = RandomTensor(dtype, {1}, seed++, -50, 50);
+      for (int threads : kThreadCounts) {
+        auto pool = PoolWithThreads(threads);
+        EXPECT_TRUE(BitwiseEqual(Call(WhereKernel, {&a, &x, &y}, {}, pool.get()),
+                                 ElementwiseReference("Where", {}, {&a, &x, &y})))
+            << dtype_name(dtype) << " " << s.a.to_string();
+      }
+    }
+  }
+}
+
+TEST(ElementwiseVsReference, VariadicFourInputs) {
+  const Tensor a = RandomTensor(DType::kFloat32, {3, 1, 5}, 1);
+  const Tensor b = RandomTensor(DType::kFloat32, {4, 1}, 2);
+  const Tensor c = RandomTensor(DType::kFloat32, {1}, 3);
+  const Tensor d = RandomTensor(DType::kFloat32, {3, 4, 5}, 4);
+  for (auto [op, fn] : {NamedKernel{"Max", MaxKernel}, NamedKernel{"Min", MinKernel},
+                        NamedKernel{"Sum", SumKernel}, NamedKernel{"Mean", MeanKernel}}) {
+    EXPECT_TENSORS_NEAR(Call(fn, {&a, &b, &c, &d}), ElementwiseReference(op, {}, {&a, &b, &c, &d}),
+                        1e-6, 1e-7);
+  }
+}
+
+// ---- errors ----
+
+TEST(ElementwiseErrors, MismatchedDTypesNameBoth) {
+  const Tensor a(DType::kFloat32, {2});
+  const Tensor b(DType::kInt64, {2});
+  EXPECT_EQ(ErrorOf(AddKernel, {&a, &b}),
+            "Add: inputs 'A' (float32) and 'B' (int64) must have the same dtype");
+  EXPECT_EQ(ErrorOf(SumKernel, {&a, &a, &b}),
+            "Sum: inputs 'data_0' (float32) and 'data_2' (int64) must have the same dtype");
+  EXPECT_EQ(ErrorOf(WhereKernel, {&a, &a, &a})
+                .rfind("Where: input 'condition' must have dtype "
+                       "bool (got float32)",
+                       0),
+            0u);
+}
+
+TEST(ElementwiseErrors, ShapesThatDoNotBroadcast) {
+  const Tensor a(DType::kFloat32, {2, 3});
+  const Tensor b(DType::kFloat32, {4});
+  EXPECT_EQ(ErrorOf(MulKernel, {&a, &b})
+                .rfind("Mul: inputs 'A' [2, 3] and 'B' [4] cannot be "
+                       "broadcast",
+                       0),
+            0u);
+  EXPECT_EQ(ErrorOf(MaxKernel, {&a, &a, &b})
+                .rfind("Max: inputs 'data_0..data_1' [2, 3] and "
+                       "'data_2' [4] cannot be broadcast",
+                       0),
+            0u);
+}
+
+TEST(ElementwiseErrors, AbsurdBroadcastIsAClearError) {
+  // 2^21 x 2^21 bytes = 4 TiB, over kMaxTensorBytes: refused before allocating.
+  const Tensor a(DType::kUInt8, {int64_t{1} << 21, 1});
+  const Tensor b(DType::kUInt8, {1, int64_t{1} << 21});
+  EXPECT_THROW(Call(AddKernel, {&a, &b}), InvalidArgumentError);
+  EXPECT_THROW(Call(EqualKernel, {&a, &b}), InvalidArgumentError);
+}
+
+TEST(ElementwiseErrors, IntegerDivisionByZero) {
+  const Tensor a = Tensor::from_vector<int32_t>({3}, {1, 2, 3});
+  const Tensor b = Tensor::from_vector<int32_t>({3}, {1, 0, 3});
+  EXPECT_EQ(ErrorOf(DivKernel, {&a, &b}),
+            "Div: integer division by zero: input 'B' has a zero at flat index 1");
+  EXPECT_EQ(ErrorOf(ModKernel, {&a, &b}),
+            "Mod: integer division by zero: input 'B' has a zero at flat index 1");
+  // Floats divide by zero to infinity, no error.
+  const Tensor one = Tensor::from_vector<float>({}, {1});
+  const Tensor zero = Tensor::from_vector<float>({}, {0});
+  EXPECT_TRUE(std::isinf(Call(DivKernel, {&one, &zero}).data<float>()[0]));
+}
+
+TEST(ElementwiseErrors, WrongDTypesCountsAndAttributes) {
+  const Tensor f(DType::kFloat32, {2});
+  const Tensor i(DType::kInt32, {2});
+  EXPECT_EQ(ErrorOf(AndKernel, {&f, &f}), "And: input 'A' must have dtype bool (got float32)");
+  EXPECT_EQ(ErrorOf(NotKernel, {&i}), "Not: input 'X' must have dtype bool (got int32)");
+  EXPECT_EQ(ErrorOf(MeanKernel, {&i}).rfind("Mean: input 'data_0' must have dtype one of", 0), 0u);
+  EXPECT_EQ(ErrorOf(AddKernel, {&f}), "Add: expected 2 inputs, got 1");
+  EXPECT_EQ(ErrorOf(AddKernel, {&f, nullptr}), "Add: required input 'B' (#1) is missing");
+  EXPECT_EQ(ErrorOf(SumKernel, {}), "Sum: expected at least 1 input, got 0");
+  EXPECT_EQ(ErrorOf(ModKernel, {&f, &f}),
+            "Mod: input 'A' has dtype float32, which requires attribute fmod=1 (got fmod=0)");
+  EXPECT_EQ(ErrorOf(ModKernel, {&i, &i}, Attributes().set("fmod", int64_t{2})),
+            "Mod: attribute 'fmod' must be 0 or 1 (got 2)");
+  const Tensor b(DType::kBool, {2});
+  EXPECT_EQ(ErrorOf(LessKernel, {&b, &b}).rfind("Less: input 'A' must have dtype one of", 0), 0u);
+}
+
+}  // namespace
+}  // namespace loom::kernels
