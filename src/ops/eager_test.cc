@@ -9,6 +9,8 @@
 #include "loom/errors.h"
 #include "loom/ops.h"
 #include "loom/runtime.h"
+#include "platform/testing/sanitizer_threads.h"
+#include "platform/thread_identity.h"
 
 namespace loom {
 namespace {
@@ -87,6 +89,42 @@ TEST(EagerOps, ErrorsNameTheOpTheInputAndExpectedVersusActual) {
             "Conv: no kernel for dtype int8 (supported: float32)");
   EXPECT_EQ(ErrorOf([&] { ops::run("Softplus", {a}); }),
             "no operator 'Softplus' (loom::ops::supported_ops() lists them)");
+}
+
+// No kernel may start a thread of its own (no OpenMP, no threaded BLAS):
+// after a mix of heavy ops the process holds exactly the runtime's threads.
+TEST(EagerOps, KernelsCreateNoThreadsBeyondTheRuntimes) {
+  const Tensor x = RandomTensor(DType::kFloat32, {2, 16, 40, 40}, 7);
+  const Tensor w = RandomTensor(DType::kFloat32, {32, 16, 3, 3}, 8);
+  ops::ConvOptions conv;
+  conv.pads = {1, 1, 1, 1};
+  Tensor y = ops::relu(ops::conv2d(x, w, nullptr, conv));
+  ops::PoolOptions pool;
+  pool.kernel_shape = {2, 2};
+  pool.strides = {2, 2};
+  y = ops::global_average_pool(ops::max_pool(y, pool));
+  y = ops::softmax(ops::flatten(y));
+  ops::matmul(RandomTensor(DType::kFloat32, {300, 200}, 9),
+              RandomTensor(DType::kFloat32, {200, 300}, 10));
+  ops::reduce_sum(RandomTensor(DType::kFloat32, {500, 500}, 11), {0});
+
+  const size_t intra_workers =
+      static_cast<size_t>(config::threading::get_intra_op_parallelism_threads() - 1);
+  const size_t inter_workers =
+      static_cast<size_t>(config::threading::get_inter_op_parallelism_threads());
+  size_t intra = 0, inter = 0, others = 0;
+  for (const platform::OsThread& t : platform::ListProcessThreads()) {
+    if (t.name.rfind("loom-intra-", 0) == 0) {
+      ++intra;
+    } else if (t.name.rfind("loom-inter-", 0) == 0) {
+      ++inter;
+    } else {
+      ++others;
+    }
+  }
+  EXPECT_EQ(intra, intra_workers);
+  EXPECT_EQ(inter, inter_workers);
+  EXPECT_TRUE(platform::ThreadCountMatches(others, 1)) << others << " threads not Loom's";
 }
 
 TEST(EagerOps, GenericRunAndOpList) {

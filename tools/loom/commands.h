@@ -8,5 +8,6 @@
 namespace loom::cli {
 
 int ThreadsCommand(const std::vector<std::string>& args);
+int KernelsCommand(const std::vector<std::string>& args);
 
 }  // namespace loom::cli

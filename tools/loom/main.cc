@@ -15,7 +15,10 @@ constexpr const char* kUsage =
     "  threads   start the runtime and print the threading configuration in force\n"
     "            and the threads it created (also the default with no arguments).\n"
     "            Flags act like API calls: LOOM_*/TF_* environment variables\n"
-    "            outrank them. LIST is a CPU list such as 0-3,6.\n";
+    "            outrank them. LIST is a CPU list such as 0-3,6.\n"
+    "       loom kernels [--json]\n"
+    "  kernels   list every operator kernel: dtypes, ISA variants, and the ISA in\n"
+    "            use (the CPU's best, capped by LOOM_MAX_ISA).\n";
 
 }  // namespace
 
@@ -25,6 +28,7 @@ int main(int argc, char** argv) {
   if (!args.empty()) args.erase(args.begin());
   try {
     if (command == "threads") return loom::cli::ThreadsCommand(args);
+    if (command == "kernels") return loom::cli::KernelsCommand(args);
     if (command == "-h" || command == "--help" || command == "help") {
       std::fputs(kUsage, stdout);
       return 0;
