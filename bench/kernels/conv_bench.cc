@@ -118,14 +118,16 @@ void RunLayer(benchmark::State& state, const Layer& layer, int threads) {
 }
 
 void RegisterConvBenchmarks() {
-  for (int threads : {1, 2}) {
-    for (const Layer& layer : Layers()) {
+  // Layer by layer, 1 then 2 threads: the ratio compares runs seconds
+  // apart, so drift on a shared machine hits both alike.
+  for (const Layer& layer : Layers()) {
+    for (int threads : {1, 2}) {
       benchmark::RegisterBenchmark(
           ("BM_Conv/" + layer.name + "/threads:" + std::to_string(threads)).c_str(),
           [=](benchmark::State& state) { RunLayer(state, layer, threads); })
           ->UseRealTime()
           ->MinTime(0.2)
-          ->Repetitions(3)
+          ->Repetitions(5)
           ->ReportAggregatesOnly(true)
           ->Unit(benchmark::kMicrosecond);
     }

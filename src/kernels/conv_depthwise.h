@@ -1,13 +1,14 @@
 // Direct depthwise 2-D convolution (one filter per channel, ONNX Conv with
-// group == C == M), NCHW float32:
+// group == C == M), NCHW float32. For each plane (n, c):
 //
-//   for each plane (n, c), each output row oy:
-//     y[oy][:] = bias[c]; for (ky, kx): y[oy][ox] += w[c][ky][kx] * x[oy*sh - ph + ky*dh][ox*sw -
-//     pw + kx*dw] then the activation
+//   y[oy][ox] = bias[c] + sum_{ky, kx} w[c][ky][kx] * x[oy*sh - ph + ky*dh][ox*sw - pw + kx*dw]
+//   then the activation (padding reads as 0).
 //
-// Window taps that fall in the padding are skipped by clipping the ox range
-// per tap (no bounds test per element); for stride 1 the inner loop is a
-// contiguous multiply-add the compiler vectorizes. Parallel over the planes.
+// The plane is first rearranged by stride phase with its zero padding
+// (conv_depthwise.cc, PhasedPlane) so that each tap's inputs for the whole
+// output plane form one contiguous run; one call of the ISA's row kernel
+// then computes every output of the plane, taps in (ky, kx) order.
+// Parallel over the N * C planes; bit-exact across thread counts.
 #pragma once
 
 #include <cstdint>
