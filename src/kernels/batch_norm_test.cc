@@ -18,15 +18,6 @@ using testing::kThreadCounts;
 using testing::PoolWithThreads;
 using testing::RandomTensor;
 
-std::string MessageOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 struct Params {
   Tensor scale, bias, mean, var;
 };
@@ -99,19 +90,19 @@ TEST(BatchNorm, Errors) {
   const Params p = RandomParams(DType::kFloat32, 3, 1);
   Attributes training;
   training.set("training_mode", int64_t{1});
-  EXPECT_EQ(MessageOf([&] { CallBatchNorm(x, p, {}, training); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallBatchNorm(x, p, {}, training); }),
             "BatchNormalization: training_mode=1 is not supported (inference only)");
   const Params wrong = RandomParams(DType::kFloat32, 4, 1);
-  EXPECT_EQ(MessageOf([&] { CallBatchNorm(x, wrong); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallBatchNorm(x, wrong); }),
             "BatchNormalization: input 'scale' must have shape [3] (channels of X [2, 3, 4]) (got "
             "shape [4])");
   const Params f64 = RandomParams(DType::kFloat64, 3, 1);
-  EXPECT_EQ(MessageOf([&] { CallBatchNorm(x, f64); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallBatchNorm(x, f64); }),
             "BatchNormalization: input 'scale' must have dtype float32 (got float64)");
   const Tensor flat(DType::kFloat32, {3});
-  EXPECT_EQ(MessageOf([&] { CallBatchNorm(flat, p); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallBatchNorm(flat, p); }),
             "BatchNormalization: input 'X' must have rank >= 2 (got shape [3])");
-  EXPECT_EQ(MessageOf([&] {
+  EXPECT_EQ(testing::ErrorMessageOf([&] {
               CallKernel(BatchNormalizationKernel, {}, {}, {&x, &p.scale});
             }),
             "BatchNormalization: expected 5 inputs, got 2");

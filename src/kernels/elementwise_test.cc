@@ -40,16 +40,6 @@ std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(p, p + t.num_elements());
 }
 
-std::string ErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
-                    const Attributes& attrs = {}) {
-  try {
-    CallKernel(fn, {}, attrs, inputs);
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // ---- hand-computed values ----
 
 TEST(Elementwise, AddBroadcastsRowAndColumn) {
@@ -378,11 +368,11 @@ TEST(ElementwiseVsReference, VariadicFourInputs) {
 TEST(ElementwiseErrors, MismatchedDTypesNameBoth) {
   const Tensor a(DType::kFloat32, {2});
   const Tensor b(DType::kInt64, {2});
-  EXPECT_EQ(ErrorOf(AddKernel, {&a, &b}),
+  EXPECT_EQ(testing::KernelErrorOf(AddKernel, {&a, &b}),
             "Add: inputs 'A' (float32) and 'B' (int64) must have the same dtype");
-  EXPECT_EQ(ErrorOf(SumKernel, {&a, &a, &b}),
+  EXPECT_EQ(testing::KernelErrorOf(SumKernel, {&a, &a, &b}),
             "Sum: inputs 'data_0' (float32) and 'data_2' (int64) must have the same dtype");
-  EXPECT_EQ(ErrorOf(WhereKernel, {&a, &a, &a})
+  EXPECT_EQ(testing::KernelErrorOf(WhereKernel, {&a, &a, &a})
                 .rfind("Where: input 'condition' must have dtype "
                        "bool (got float32)",
                        0),
@@ -392,12 +382,12 @@ TEST(ElementwiseErrors, MismatchedDTypesNameBoth) {
 TEST(ElementwiseErrors, ShapesThatDoNotBroadcast) {
   const Tensor a(DType::kFloat32, {2, 3});
   const Tensor b(DType::kFloat32, {4});
-  EXPECT_EQ(ErrorOf(MulKernel, {&a, &b})
+  EXPECT_EQ(testing::KernelErrorOf(MulKernel, {&a, &b})
                 .rfind("Mul: inputs 'A' [2, 3] and 'B' [4] cannot be "
                        "broadcast",
                        0),
             0u);
-  EXPECT_EQ(ErrorOf(MaxKernel, {&a, &a, &b})
+  EXPECT_EQ(testing::KernelErrorOf(MaxKernel, {&a, &a, &b})
                 .rfind("Max: inputs 'data_0..data_1' [2, 3] and "
                        "'data_2' [4] cannot be broadcast",
                        0),
@@ -415,9 +405,9 @@ TEST(ElementwiseErrors, AbsurdBroadcastIsAClearError) {
 TEST(ElementwiseErrors, IntegerDivisionByZero) {
   const Tensor a = Tensor::from_vector<int32_t>({3}, {1, 2, 3});
   const Tensor b = Tensor::from_vector<int32_t>({3}, {1, 0, 3});
-  EXPECT_EQ(ErrorOf(DivKernel, {&a, &b}),
+  EXPECT_EQ(testing::KernelErrorOf(DivKernel, {&a, &b}),
             "Div: integer division by zero: input 'B' has a zero at flat index 1");
-  EXPECT_EQ(ErrorOf(ModKernel, {&a, &b}),
+  EXPECT_EQ(testing::KernelErrorOf(ModKernel, {&a, &b}),
             "Mod: integer division by zero: input 'B' has a zero at flat index 1");
   // Floats divide by zero to infinity, no error.
   const Tensor one = Tensor::from_vector<float>({}, {1});
@@ -428,18 +418,25 @@ TEST(ElementwiseErrors, IntegerDivisionByZero) {
 TEST(ElementwiseErrors, WrongDTypesCountsAndAttributes) {
   const Tensor f(DType::kFloat32, {2});
   const Tensor i(DType::kInt32, {2});
-  EXPECT_EQ(ErrorOf(AndKernel, {&f, &f}), "And: input 'A' must have dtype bool (got float32)");
-  EXPECT_EQ(ErrorOf(NotKernel, {&i}), "Not: input 'X' must have dtype bool (got int32)");
-  EXPECT_EQ(ErrorOf(MeanKernel, {&i}).rfind("Mean: input 'data_0' must have dtype one of", 0), 0u);
-  EXPECT_EQ(ErrorOf(AddKernel, {&f}), "Add: expected 2 inputs, got 1");
-  EXPECT_EQ(ErrorOf(AddKernel, {&f, nullptr}), "Add: required input 'B' (#1) is missing");
-  EXPECT_EQ(ErrorOf(SumKernel, {}), "Sum: expected at least 1 input, got 0");
-  EXPECT_EQ(ErrorOf(ModKernel, {&f, &f}),
+  EXPECT_EQ(testing::KernelErrorOf(AndKernel, {&f, &f}),
+            "And: input 'A' must have dtype bool (got float32)");
+  EXPECT_EQ(testing::KernelErrorOf(NotKernel, {&i}),
+            "Not: input 'X' must have dtype bool (got int32)");
+  EXPECT_EQ(testing::KernelErrorOf(MeanKernel, {&i})
+                .rfind("Mean: input 'data_0' must have dtype one of", 0),
+            0u);
+  EXPECT_EQ(testing::KernelErrorOf(AddKernel, {&f}), "Add: expected 2 inputs, got 1");
+  EXPECT_EQ(testing::KernelErrorOf(AddKernel, {&f, nullptr}),
+            "Add: required input 'B' (#1) is missing");
+  EXPECT_EQ(testing::KernelErrorOf(SumKernel, {}), "Sum: expected at least 1 input, got 0");
+  EXPECT_EQ(testing::KernelErrorOf(ModKernel, {&f, &f}),
             "Mod: input 'A' has dtype float32, which requires attribute fmod=1 (got fmod=0)");
-  EXPECT_EQ(ErrorOf(ModKernel, {&i, &i}, Attributes().set("fmod", int64_t{2})),
+  EXPECT_EQ(testing::KernelErrorOf(ModKernel, {&i, &i}, Attributes().set("fmod", int64_t{2})),
             "Mod: attribute 'fmod' must be 0 or 1 (got 2)");
   const Tensor b(DType::kBool, {2});
-  EXPECT_EQ(ErrorOf(LessKernel, {&b, &b}).rfind("Less: input 'A' must have dtype one of", 0), 0u);
+  EXPECT_EQ(testing::KernelErrorOf(LessKernel, {&b, &b})
+                .rfind("Less: input 'A' must have dtype one of", 0),
+            0u);
 }
 
 }  // namespace

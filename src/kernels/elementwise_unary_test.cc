@@ -37,16 +37,6 @@ std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(p, p + t.num_elements());
 }
 
-std::string ErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
-                    const Attributes& attrs = {}) {
-  try {
-    CallKernel(fn, {}, attrs, inputs);
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 void ExpectNear(const Tensor& actual, const std::vector<float>& expected) {
   const std::vector<float> values = Values<float>(actual);
   ASSERT_EQ(values.size(), expected.size());
@@ -249,21 +239,28 @@ TEST(ElementwiseUnaryErrors, DTypesCountsAndAttributes) {
   const Tensor u(DType::kUInt8, {2});
   const Tensor f(DType::kFloat32, {2});
   const Tensor b(DType::kBool, {2});
-  EXPECT_EQ(ErrorOf(ExpKernel, {&i}),
+  EXPECT_EQ(testing::KernelErrorOf(ExpKernel, {&i}),
             "Exp: input 'input' must have dtype one of float32, float64, float16 (got int32)");
-  EXPECT_EQ(ErrorOf(SigmoidKernel, {&i}),
+  EXPECT_EQ(testing::KernelErrorOf(SigmoidKernel, {&i}),
             "Sigmoid: input 'X' must have dtype one of float32, float64, float16 (got int32)");
-  EXPECT_EQ(ErrorOf(NegKernel, {&u}).rfind("Neg: input 'X' must have dtype one of", 0), 0u);
-  EXPECT_EQ(ErrorOf(ReluKernel, {&b}).rfind("Relu: input 'X' must have dtype one of", 0), 0u);
-  EXPECT_EQ(ErrorOf(TanhKernel, {&f, &f}), "Tanh: expected 1 inputs, got 2");
-  EXPECT_EQ(ErrorOf(GeluKernel, {&f}, Attributes().set("approximate", std::string("fast"))),
+  EXPECT_EQ(
+      testing::KernelErrorOf(NegKernel, {&u}).rfind("Neg: input 'X' must have dtype one of", 0),
+      0u);
+  EXPECT_EQ(
+      testing::KernelErrorOf(ReluKernel, {&b}).rfind("Relu: input 'X' must have dtype one of", 0),
+      0u);
+  EXPECT_EQ(testing::KernelErrorOf(TanhKernel, {&f, &f}), "Tanh: expected 1 inputs, got 2");
+  EXPECT_EQ(testing::KernelErrorOf(GeluKernel, {&f},
+                                   Attributes().set("approximate", std::string("fast"))),
             "Gelu: attribute 'approximate' must be \"none\" or \"tanh\" (got \"fast\")");
   const Tensor wide(DType::kFloat32, {2});
-  EXPECT_EQ(ErrorOf(ClipKernel, {&f, &wide}), "Clip: input 'min' must be a scalar (got shape [2])");
+  EXPECT_EQ(testing::KernelErrorOf(ClipKernel, {&f, &wide}),
+            "Clip: input 'min' must be a scalar (got shape [2])");
   const Tensor di(DType::kInt32, {});
-  EXPECT_EQ(ErrorOf(ClipKernel, {&f, &di}),
+  EXPECT_EQ(testing::KernelErrorOf(ClipKernel, {&f, &di}),
             "Clip: input 'min' must have dtype float32 (got int32)");
-  EXPECT_EQ(ErrorOf(ClipKernel, {&f, nullptr, nullptr, &f}), "Clip: expected 1 to 3 inputs, got 4");
+  EXPECT_EQ(testing::KernelErrorOf(ClipKernel, {&f, nullptr, nullptr, &f}),
+            "Clip: expected 1 to 3 inputs, got 4");
   EXPECT_THROW(Call(LeakyReluKernel, {&f}, Attributes().set("alpha", int64_t{1})),
                InvalidArgumentError);
 }

@@ -33,8 +33,9 @@ TEST(Isa, MaxIsaSettingCapsOrIsRejected) {
     SelectIsaFromSetting("avx3");
     FAIL();
   } catch (const InvalidArgumentError& e) {
-    EXPECT_STREQ(e.what(),
-                 "LOOM_MAX_ISA='avx3' is not an ISA level (expected portable, avx2_fma or avx512f)");
+    EXPECT_STREQ(
+        e.what(),
+        "LOOM_MAX_ISA='avx3' is not an ISA level (expected portable, avx2_fma or avx512f)");
   }
 }
 

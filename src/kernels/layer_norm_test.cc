@@ -18,15 +18,6 @@ using testing::kThreadCounts;
 using testing::PoolWithThreads;
 using testing::RandomTensor;
 
-std::string MessageOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 std::vector<Tensor> CallLayerNorm(const Tensor& x, const Tensor& scale, const Tensor* bias,
                                   int64_t axis, const KernelContext& ctx = {}) {
   Attributes attrs;
@@ -107,22 +98,22 @@ TEST(LayerNorm, ScaleWithLeadingOnesIsAccepted) {
 TEST(LayerNorm, Errors) {
   const Tensor x(DType::kFloat32, {2, 3, 4});
   const Tensor scale(DType::kFloat32, {3});
-  EXPECT_EQ(MessageOf([&] { CallLayerNorm(x, scale, nullptr, -1); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallLayerNorm(x, scale, nullptr, -1); }),
             "LayerNormalization: input 'Scale' must have shape [4] (X.shape[axis:] of X [2, 3, "
             "4]) (got shape [3])");
   const Tensor scale64(DType::kFloat64, {4});
-  EXPECT_EQ(MessageOf([&] { CallLayerNorm(x, scale64, nullptr, -1); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallLayerNorm(x, scale64, nullptr, -1); }),
             "LayerNormalization: input 'Scale' must have dtype float32 (got float64)");
-  EXPECT_EQ(MessageOf([&] { CallLayerNorm(x, scale, nullptr, 3); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallLayerNorm(x, scale, nullptr, 3); }),
             "LayerNormalization: axis 3 is out of range for rank 3");
   const Tensor ok_scale(DType::kFloat32, {4});
   Attributes stash;
   stash.set("stash_type", int64_t{10});
-  EXPECT_EQ(MessageOf([&] {
+  EXPECT_EQ(testing::ErrorMessageOf([&] {
               CallKernel(LayerNormalizationKernel, {}, stash, {&x, &ok_scale});
             }),
             "LayerNormalization: stash_type 10 is not supported (only 1 = float32)");
-  EXPECT_EQ(MessageOf([&] { CallKernel(LayerNormalizationKernel, {}, {}, {&x}); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallKernel(LayerNormalizationKernel, {}, {}, {&x}); }),
             "LayerNormalization: expected 2 to 3 inputs, got 1");
 }
 
@@ -171,11 +162,11 @@ TEST(InstanceNorm, Errors) {
   const Tensor x(DType::kFloat32, {2, 3, 4});
   const Tensor c3(DType::kFloat32, {3});
   const Tensor c4(DType::kFloat32, {4});
-  EXPECT_EQ(MessageOf([&] { CallInstanceNorm(x, c3, c4); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallInstanceNorm(x, c3, c4); }),
             "InstanceNormalization: input 'B' must have shape [3] (channels of input [2, 3, 4]) "
             "(got shape [4])");
   const Tensor flat(DType::kFloat32, {2, 3});
-  EXPECT_EQ(MessageOf([&] { CallInstanceNorm(flat, c3, c3); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallInstanceNorm(flat, c3, c3); }),
             "InstanceNormalization: input 'input' must have rank >= 3 (got shape [2, 3])");
 }
 

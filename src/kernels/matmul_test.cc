@@ -90,31 +90,21 @@ TEST(MatMul, BitExactAcrossThreadCounts) {
   }
 }
 
-std::string ErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
-                    const Attributes& attrs = {}) {
-  try {
-    CallKernel(fn, {}, attrs, inputs);
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(MatMul, BadShapesAndDtypesAreClearErrors) {
   const Tensor a(DType::kFloat32, {2, 3});
   const Tensor b(DType::kFloat32, {4, 5});
-  EXPECT_EQ(ErrorOf(MatMulKernel, {&a, &b}),
+  EXPECT_EQ(testing::KernelErrorOf(MatMulKernel, {&a, &b}),
             "MatMul: inner dimensions differ: A [2, 3] has K = 3, B [4, 5] has K = 4");
   const Tensor a3(DType::kFloat32, {2, 2, 3}), b3(DType::kFloat32, {3, 3, 4});
-  EXPECT_NE(ErrorOf(MatMulKernel, {&a3, &b3})
+  EXPECT_NE(testing::KernelErrorOf(MatMulKernel, {&a3, &b3})
                 .find("MatMul: batch dimensions of A [2, 2, 3] and B "
                       "[3, 3, 4] do not broadcast"),
             std::string::npos);
   const Tensor ints(DType::kInt32, {3, 4});
-  EXPECT_EQ(ErrorOf(MatMulKernel, {&a, &ints}),
+  EXPECT_EQ(testing::KernelErrorOf(MatMulKernel, {&a, &ints}),
             "MatMul: input 'B' must have dtype float32 (got int32)");
   const Tensor scalar(DType::kFloat32, {});
-  EXPECT_EQ(ErrorOf(MatMulKernel, {&scalar, &b}),
+  EXPECT_EQ(testing::KernelErrorOf(MatMulKernel, {&scalar, &b}),
             "MatMul: inputs must have rank >= 1 (got A [], B [4, 5])");
   // A product whose size overflows is refused before allocating.
   const Tensor tall(DType::kFloat32, {int64_t{1} << 31, 0});
@@ -157,9 +147,9 @@ TEST(Gemm, TransposesScalesAndBroadcastsC) {
 
 TEST(Gemm, BadCIsAClearError) {
   const Tensor a(DType::kFloat32, {2, 3}), b(DType::kFloat32, {3, 4}), c(DType::kFloat32, {3, 4});
-  EXPECT_EQ(ErrorOf(GemmKernel, {&a, &b, &c}),
+  EXPECT_EQ(testing::KernelErrorOf(GemmKernel, {&a, &b, &c}),
             "Gemm: input 'C' of shape [3, 4] does not broadcast to [2, 4]");
-  EXPECT_EQ(ErrorOf(GemmKernel, {&a, &a}),
+  EXPECT_EQ(testing::KernelErrorOf(GemmKernel, {&a, &a}),
             "Gemm: inner dimensions differ: op(A) of A [2, 3] has K = 3, op(B) of B [2, 3] has "
             "K = 2");
 }

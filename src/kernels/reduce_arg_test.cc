@@ -33,15 +33,6 @@ std::vector<int64_t> Values(const Tensor& t) {
   return std::vector<int64_t>(p, p + t.num_elements());
 }
 
-std::string MessageOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(ArgReduce, HandComputedValues) {
   // [[1, 5, 5], [7, 2, 7]]
   const Tensor x = Tensor::from_vector<float>({2, 3}, {1, 5, 5, 7, 2, 7});
@@ -101,19 +92,19 @@ TEST(ArgReduce, MatchesReferenceAtEveryThreadCount) {
 
 TEST(ArgReduce, Errors) {
   const Tensor empty(DType::kFloat32, {2, 0});
-  EXPECT_EQ(MessageOf([&] { Arg(ArgMaxKernel, empty, 1, true, false); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { Arg(ArgMaxKernel, empty, 1, true, false); }),
             "ArgMax: axis 1 of input 'data' (shape [2, 0]) is empty: no index to return");
   // An empty kept axis is fine: the result is empty.
   EXPECT_EQ(Arg(ArgMaxKernel, empty, 0, true, false).shape(), Shape({1, 0}));
   const Tensor x(DType::kFloat32, {2, 3});
-  EXPECT_EQ(MessageOf([&] { Arg(ArgMinKernel, x, 2, true, false); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { Arg(ArgMinKernel, x, 2, true, false); }),
             "ArgMin: axis 2 is out of range for rank 2");
   const Tensor b(DType::kBool, {2});
-  EXPECT_EQ(MessageOf([&] { Arg(ArgMinKernel, b, 0, true, false); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { Arg(ArgMinKernel, b, 0, true, false); }),
             "ArgMin: input 'data' must have dtype one of float32, float64, int32, int64, int8, "
             "uint8 (got bool)");
   const Tensor scalar(DType::kFloat32, Shape{});
-  EXPECT_EQ(MessageOf([&] { Arg(ArgMaxKernel, scalar, 0, true, false); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { Arg(ArgMaxKernel, scalar, 0, true, false); }),
             "ArgMax: input 'data' must have rank >= 1 (got shape [])");
 }
 

@@ -54,15 +54,6 @@ Tensor RunReduce(KernelFn fn, const Tensor& x, const std::vector<int64_t>& axes,
   return CallKernel(fn, ctx, attrs, {&x, &a})[0];
 }
 
-std::string MessageOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::from_vector(shape, v); }
 
 std::vector<float> Values(const Tensor& t) {
@@ -216,30 +207,30 @@ TEST(Reduce, EmptyAxesReduceAllOrNothing) {
 
 TEST(Reduce, ErrorsNameOpInputAndValues) {
   const Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_EQ(MessageOf([&] {
+  EXPECT_EQ(testing::ErrorMessageOf([&] {
               RunReduce(ReduceSumKernel, x, {1, -1}, true);
             }),
             "ReduceSum: input 'axes' names axis 1 more than once (rank 2)");
-  EXPECT_EQ(MessageOf([&] { RunReduce(ReduceMaxKernel, x, {2}, true); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { RunReduce(ReduceMaxKernel, x, {2}, true); }),
             "ReduceMax: axis 2 is out of range for rank 2");
   const Tensor b(DType::kBool, {2});
-  EXPECT_EQ(MessageOf([&] { RunReduce(ReduceSumKernel, b, {0}, true); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { RunReduce(ReduceSumKernel, b, {0}, true); }),
             "ReduceSum: input 'data' must have dtype one of float32, float64, int32, int64 "
             "(got bool)");
   const Tensor i = Tensor::from_vector<int32_t>({2}, {1, 2});
-  EXPECT_EQ(MessageOf([&] { RunReduce(ReduceLogSumExpKernel, i, {0}, true); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { RunReduce(ReduceLogSumExpKernel, i, {0}, true); }),
             "ReduceLogSumExp: input 'data' must have dtype one of float32, float64 (got int32)");
   const Tensor axes32 = Tensor::from_vector<int32_t>({1}, {0});
-  EXPECT_EQ(MessageOf([&] {
+  EXPECT_EQ(testing::ErrorMessageOf([&] {
               CallKernel(ReduceL1Kernel, {}, {}, {&x, &axes32});
             }),
             "ReduceL1: input 'axes' must have dtype int64 (got int32)");
   const Tensor axes2d = Tensor::from_vector<int64_t>({1, 1}, {0});
-  EXPECT_EQ(MessageOf([&] {
+  EXPECT_EQ(testing::ErrorMessageOf([&] {
               CallKernel(ReduceL1Kernel, {}, {}, {&x, &axes2d});
             }),
             "ReduceL1: input 'axes' must have rank 1 (got shape [1, 1])");
-  EXPECT_EQ(MessageOf([&] { CallKernel(ReduceProdKernel, {}, {}, {}); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallKernel(ReduceProdKernel, {}, {}, {}); }),
             "ReduceProd: expected 1 to 2 inputs, got 0");
 }
 

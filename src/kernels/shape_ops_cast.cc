@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
 
+#include "kernels/onnx_dtype.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
 #include "threading/parallel_for.h"
@@ -83,38 +85,6 @@ void VisitDType(DType dtype, Fn&& fn) {
   }
 }
 
-// ONNX TensorProto.DataType numbers of the dtypes Loom has.
-bool DTypeFromOnnx(int64_t code, DType* dtype) {
-  switch (code) {
-    case 1:
-      *dtype = DType::kFloat32;
-      return true;
-    case 2:
-      *dtype = DType::kUInt8;
-      return true;
-    case 3:
-      *dtype = DType::kInt8;
-      return true;
-    case 6:
-      *dtype = DType::kInt32;
-      return true;
-    case 7:
-      *dtype = DType::kInt64;
-      return true;
-    case 9:
-      *dtype = DType::kBool;
-      return true;
-    case 10:
-      *dtype = DType::kFloat16;
-      return true;
-    case 11:
-      *dtype = DType::kFloat64;
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 namespace shape_ops {
@@ -139,12 +109,13 @@ std::vector<Tensor> CastKernel(const KernelContext& ctx, const Attributes& attrs
   const Tensor& input = RequiredInput(kOp, inputs, 0, "input");
   if (!attrs.has("to")) ThrowKernelError(kOp, "attribute 'to' is required");
   const int64_t code = attrs.get_int("to");
-  DType to = DType::kFloat32;
-  if (!DTypeFromOnnx(code, &to)) {
+  const std::optional<DType> target = DTypeFromOnnxDataType(code);
+  if (!target) {
     ThrowKernelError(kOp, "attribute 'to' = " + std::to_string(code) +
                               " is not a supported ONNX data type (expected one of 1 FLOAT, 2 "
                               "UINT8, 3 INT8, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16, 11 DOUBLE)");
   }
+  const DType to = *target;
   // Same dtype: the input itself, like Identity (no copy).
   if (to == input.dtype()) return {input};
   Tensor output(to, input.shape());

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/onnx_dtype.h"
 #include "kernels/reference/shape_ops_reference.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_test_util.h"
@@ -19,28 +20,6 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 Attributes To(int64_t code) { return Attributes().set("to", code); }
-
-int64_t OnnxCode(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return 1;
-    case DType::kUInt8:
-      return 2;
-    case DType::kInt8:
-      return 3;
-    case DType::kInt32:
-      return 6;
-    case DType::kInt64:
-      return 7;
-    case DType::kBool:
-      return 9;
-    case DType::kFloat16:
-      return 10;
-    case DType::kFloat64:
-      return 11;
-  }
-  return 0;
-}
 
 template <typename T>
 Tensor Vec(const std::vector<T>& v) {
@@ -97,7 +76,7 @@ TEST(Cast, MatchesReferenceForAllPairs) {
     for (DType to : testing::kAllDTypes) {
       if (to == from) continue;
       SCOPED_TRACE(std::string(dtype_name(from)) + " -> " + std::string(dtype_name(to)));
-      ExpectEverywhere(CastKernel, To(OnnxCode(to)), {&x}, {CastReference(x, to)});
+      ExpectEverywhere(CastKernel, To(OnnxDataType(to)), {&x}, {CastReference(x, to)});
     }
   }
 }

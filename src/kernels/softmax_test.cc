@@ -34,15 +34,6 @@ std::vector<float> Values(const Tensor& t) {
   return std::vector<float>(p, p + t.num_elements());
 }
 
-std::string MessageOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(Softmax, HandComputedValues) {
   const Tensor x = Tensor::from_vector<float>({3}, {1, 2, 3});
   // e^k / (e + e^2 + e^3) and k - 3 - log(1 + e^-1 + e^-2).
@@ -153,15 +144,15 @@ TEST(Softmax, Avx2ExpWithinTwoUlp) {
 
 TEST(Softmax, Errors) {
   const Tensor i = Tensor::from_vector<int32_t>({2}, {1, 2});
-  EXPECT_EQ(MessageOf([&] { CallSoftmax(false, i, 0); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallSoftmax(false, i, 0); }),
             "Softmax: input 'input' must have dtype one of float32, float64 (got int32)");
   const Tensor x(DType::kFloat32, {2, 3});
-  EXPECT_EQ(MessageOf([&] { CallSoftmax(true, x, 2); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallSoftmax(true, x, 2); }),
             "LogSoftmax: axis 2 is out of range for rank 2");
   const Tensor scalar(DType::kFloat32, Shape{});
-  EXPECT_EQ(MessageOf([&] { CallSoftmax(false, scalar, 0); }),
+  EXPECT_EQ(testing::ErrorMessageOf([&] { CallSoftmax(false, scalar, 0); }),
             "Softmax: input 'input' must have rank >= 1 (got shape [])");
-  EXPECT_EQ(MessageOf([&] {
+  EXPECT_EQ(testing::ErrorMessageOf([&] {
               CallKernel(SoftmaxKernel, {}, {}, {&x, &x});
             }),
             "Softmax: expected 1 inputs, got 2");

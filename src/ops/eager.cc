@@ -3,6 +3,7 @@
 // context. No op logic lives here.
 #include <utility>
 
+#include "kernels/onnx_dtype.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 #include "loom/ops.h"
@@ -29,28 +30,6 @@ const Tensor* FirstPresent(const std::vector<const Tensor*>& inputs) {
 Tensor One(std::string_view op, const std::vector<const Tensor*>& inputs,
            const Attributes& attributes = {}) {
   return run_optional(op, inputs, attributes).at(0);
-}
-
-int64_t OnnxDataType(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return 1;
-    case DType::kUInt8:
-      return 2;
-    case DType::kInt8:
-      return 3;
-    case DType::kInt32:
-      return 6;
-    case DType::kInt64:
-      return 7;
-    case DType::kBool:
-      return 9;
-    case DType::kFloat16:
-      return 10;
-    case DType::kFloat64:
-      return 11;
-  }
-  return 0;
 }
 
 Attributes WindowAttributes(const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
@@ -208,7 +187,7 @@ Tensor concat(const std::vector<Tensor>& tensors, int64_t axis) {
 }
 Tensor flatten(const Tensor& x, int64_t axis) { return One("Flatten", {&x}, {{"axis", axis}}); }
 Tensor cast(const Tensor& x, DType dtype) {
-  return One("Cast", {&x}, {{"to", OnnxDataType(dtype)}});
+  return One("Cast", {&x}, {{"to", kernels::OnnxDataType(dtype)}});
 }
 
 }  // namespace loom::ops

@@ -5,6 +5,8 @@
 #include <random>
 #include <sstream>
 
+#include "loom/errors.h"
+
 namespace loom::kernels::testing {
 
 std::unique_ptr<threading::ThreadPool> PoolWithThreads(int threads) {
@@ -124,6 +126,20 @@ std::string CompareTensors(const Tensor& actual, const Tensor& expected, double 
     return out.str();
   }
   return "";
+}
+
+std::string ErrorMessageOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string KernelErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
+                          const Attributes& attrs) {
+  return ErrorMessageOf([&] { CallKernel(fn, {}, attrs, inputs); });
 }
 
 bool BitwiseEqual(const Tensor& a, const Tensor& b) {

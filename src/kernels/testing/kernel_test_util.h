@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +37,14 @@ double ElementAsDouble(const Tensor& tensor, int64_t i);
 // infinities must match exactly); otherwise a message naming the first
 // mismatch. Dtypes and shapes must be equal.
 std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol);
+
+// The message of the InvalidArgumentError `fn` throws, or "no error".
+std::string ErrorMessageOf(const std::function<void()>& fn);
+
+// The message of the InvalidArgumentError the kernel throws on these
+// inputs (portable ISA, no pool), or "no error".
+std::string KernelErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inputs,
+                          const Attributes& attrs = {});
 
 // Bit-for-bit equality of dtype, shape and bytes.
 bool BitwiseEqual(const Tensor& a, const Tensor& b);
