@@ -150,7 +150,20 @@ void PreparedConv::RunGemm(const KernelContext& ctx, const Tensor& x, Tensor& y,
     pointwise = pointwise && geometry.kernel[a] == 1 && geometry.stride[a] == 1 &&
                 geometry.pad_begin[a] == 0 && geometry.pad_end[a] == 0;
   }
-  float* col = pointwise ? nullptr : Im2ColScratch(static_cast<size_t>(depth * positions));
+  float* col = nullptr;
+  if (!pointwise) {
+    // depth and positions are each bounded by a tensor's size, their
+    // product is not: check it before allocating.
+    int64_t floats = 0;
+    if (__builtin_mul_overflow(depth, positions, &floats) ||
+        floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
+      ThrowKernelError(
+          kOp, "the im2col buffer of " + std::to_string(depth) + " x " + std::to_string(positions) +
+                   " floats exceeds Loom's tensor size limit (input 'X' shape " +
+                   x.shape().to_string() + ", 'W' shape " + weights_.shape().to_string() + ")");
+    }
+    col = Im2ColScratch(static_cast<size_t>(floats));
+  }
   const float* in = x.data<float>();
   float* out = y.data<float>();
   for (int64_t n = 0; n < batch; ++n) {

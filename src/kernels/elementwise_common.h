@@ -9,36 +9,13 @@
 #include <string_view>
 #include <type_traits>
 
+#include "kernels/dtype_visit.h"
 #include "kernels/elementwise_broadcast.h"
 #include "kernels/op_kernel.h"
 #include "loom/tensor.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels::elementwise {
-
-// Calls fn(T{}) with T the C++ element type of `dtype`.
-template <typename Fn>
-decltype(auto) VisitDType(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return fn(float{});
-    case DType::kFloat64:
-      return fn(double{});
-    case DType::kFloat16:
-      return fn(Float16{});
-    case DType::kInt8:
-      return fn(int8_t{});
-    case DType::kUInt8:
-      return fn(uint8_t{});
-    case DType::kInt32:
-      return fn(int32_t{});
-    case DType::kInt64:
-      return fn(int64_t{});
-    case DType::kBool:
-      return fn(bool{});
-  }
-  return fn(float{});  // unreachable: every DType is listed above
-}
 
 inline constexpr std::initializer_list<DType> kNumericDTypes = {
     DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,

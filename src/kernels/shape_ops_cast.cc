@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/dtype_visit.h"
 #include "kernels/onnx_dtype.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
@@ -60,29 +61,6 @@ void ConvertLoop(const KernelContext& ctx, const From* in, To* out, int64_t coun
   threading::ParallelFor(ctx.pool, count, kConvertNsPerElement, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) out[i] = Convert<To>(in[i]);
   });
-}
-
-// Calls fn(T{}) with T the C++ type of `dtype`.
-template <typename Fn>
-void VisitDType(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return fn(float{});
-    case DType::kFloat64:
-      return fn(double{});
-    case DType::kFloat16:
-      return fn(Float16{});
-    case DType::kInt8:
-      return fn(int8_t{});
-    case DType::kUInt8:
-      return fn(uint8_t{});
-    case DType::kInt32:
-      return fn(int32_t{});
-    case DType::kInt64:
-      return fn(int64_t{});
-    case DType::kBool:
-      return fn(bool{});
-  }
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// Dispatch on a runtime DType to code templated on the element type:
+//
+//   VisitDType(t.dtype(), [&](auto tag) { using T = decltype(tag); ... });
+#pragma once
+
+#include <cstdint>
+
+#include "loom/float16.h"
+#include "loom/tensor.h"
+
+namespace loom::kernels {
+
+// Calls fn(T{}) with T the C++ element type of `dtype`; returns its result.
+template <typename Fn>
+decltype(auto) VisitDType(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return fn(float{});
+    case DType::kFloat64:
+      return fn(double{});
+    case DType::kFloat16:
+      return fn(Float16{});
+    case DType::kInt8:
+      return fn(int8_t{});
+    case DType::kUInt8:
+      return fn(uint8_t{});
+    case DType::kInt32:
+      return fn(int32_t{});
+    case DType::kInt64:
+      return fn(int64_t{});
+    case DType::kBool:
+      return fn(bool{});
+  }
+  return fn(float{});  // unreachable: every DType is listed above
+}
+
+}  // namespace loom::kernels
