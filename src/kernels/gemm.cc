@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,6 +33,7 @@ namespace {
 
 struct MicroKernelEntry {
   Isa isa;
+  bool narrow;  // the 256-bit packed kernel at the AVX-512 level
   int mr;
   int nr;
   int64_t kc;  // depth of a k block: the kc x NR B panel should stay in L1
@@ -45,12 +47,34 @@ struct MicroKernelEntry {
   int64_t skinny_max_rows;
 };
 
-// The GEMM kernel registry: one row per ISA level.
-constexpr std::array<MicroKernelEntry, 3> kMicroKernels = {{
-    {Isa::kPortable, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16},
-    {Isa::kAvx2Fma, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16},
-    {Isa::kAvx512f, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 64},
+// The GEMM kernel registry: one row per ISA level, two for AVX-512. On
+// Zen 4 (512-bit operations in two halves) the 6x16 AVX2 kernel beat the
+// 12x32 one: SGEMM 1024^3 100 vs 93 GFLOP/s, ResNet-18 layer1 3x3 conv 78
+// vs 61, conv1 7x7 53 vs 46 (bench/results/kernels-2026-11-29.md), while
+// the AVX-512 few-row kernel stays far ahead (m = 8: 86 vs 38).
+constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
+    {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16},
+    {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16},
+    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 64},
+    {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64},
 }};
+
+// Test override of the AVX-512 packing choice (Avx512Packing). Relaxed: it
+// is set before any GEMM of the test runs, never concurrently with one.
+std::atomic<Avx512Packing> g_avx512_packing{Avx512Packing::kAuto};
+
+bool NarrowAvx512Packing() {
+  switch (g_avx512_packing.load(std::memory_order_relaxed)) {
+    case Avx512Packing::kWide:
+      return false;
+    case Avx512Packing::kNarrow:
+      return true;
+    case Avx512Packing::kAuto:
+      break;
+  }
+  static const bool splits = IsaSplitsWideVectors();
+  return splits;
+}
 
 // Columns per parallel unit of the skinny path. Kernels are called unit by
 // unit, so results do not depend on the thread count.
@@ -70,8 +94,9 @@ const MicroKernelEntry& KernelFor(Isa isa) {
     throw InvalidArgumentError("gemm: ISA " + std::string(IsaName(isa)) +
                                " is not supported by this CPU");
   }
+  const bool narrow = isa == Isa::kAvx512f && NarrowAvx512Packing();
   for (const auto& entry : kMicroKernels) {
-    if (entry.isa == isa) return entry;
+    if (entry.isa == isa && entry.narrow == narrow) return entry;
   }
   throw InvalidArgumentError("no GEMM micro-kernel for ISA " + std::string(IsaName(isa)));
 }
@@ -183,23 +208,28 @@ void RunEpilogue(const GemmArgs& g, int64_t row0, int64_t rows, int64_t col0, in
   }
 }
 
-void CheckPacked(const PackedGemmMatrix* packed, bool want_a, int64_t rows, int64_t cols, Isa isa) {
+void CheckPacked(const PackedGemmMatrix* packed, bool want_a, int64_t rows, int64_t cols, Isa isa,
+                 const MicroKernelEntry& kernel) {
   if (packed == nullptr) return;
+  // The panel width tells the two AVX-512 micro-kernels apart.
   if (packed->is_a() != want_a || packed->rows() != rows || packed->cols() != cols ||
-      packed->isa() != isa) {
-    throw InvalidArgumentError(std::string("gemm: prepacked ") + (want_a ? "A" : "B") + " is " +
-                               (packed->is_a() ? "A " : "B ") + std::to_string(packed->rows()) +
-                               "x" + std::to_string(packed->cols()) + " for " +
-                               std::string(IsaName(packed->isa())) + ", the call needs " +
-                               std::to_string(rows) + "x" + std::to_string(cols) + " for " +
-                               std::string(IsaName(isa)));
+      packed->isa() != isa || packed->panel() != (want_a ? kernel.mr : kernel.nr)) {
+    throw InvalidArgumentError(
+        std::string("gemm: prepacked ") + (want_a ? "A" : "B") + " is " +
+        (packed->is_a() ? "A " : "B ") + std::to_string(packed->rows()) + "x" +
+        std::to_string(packed->cols()) + " for " + std::string(IsaName(packed->isa())) +
+        ", the call needs " + std::to_string(rows) + "x" + std::to_string(cols) + " for " +
+        std::string(IsaName(isa)) + " (panels " + std::to_string(packed->panel()) + " vs " +
+        std::to_string(want_a ? kernel.mr : kernel.nr) + ")");
   }
 }
 
 }  // namespace
 
-PackedGemmMatrix::PackedGemmMatrix(Isa isa, bool is_a, int64_t rows, int64_t cols, size_t floats)
+PackedGemmMatrix::PackedGemmMatrix(Isa isa, int panel, bool is_a, int64_t rows, int64_t cols,
+                                   size_t floats)
     : isa_(isa),
+      panel_(panel),
       is_a_(is_a),
       rows_(rows),
       cols_(cols),
@@ -222,7 +252,7 @@ PackedGemmMatrix PackedGemmMatrix::PackA(const GemmArgs& args, Isa isa) {
   ValidateGemmArgs(g);
   const MicroKernelEntry& kernel = KernelFor(isa);
   const int64_t row_panels = CeilDiv(g.m, kernel.mr);
-  PackedGemmMatrix packed(isa, true, g.m, g.k,
+  PackedGemmMatrix packed(isa, kernel.mr, true, g.m, g.k,
                           static_cast<size_t>(row_panels * kernel.mr * std::max<int64_t>(g.k, 1)));
   packed.block_stride_ = row_panels * kernel.mr;
   float* out = static_cast<float*>(packed.data_->data());
@@ -247,7 +277,7 @@ PackedGemmMatrix PackedGemmMatrix::PackB(const GemmArgs& args, Isa isa) {
   ValidateGemmArgs(g);
   const MicroKernelEntry& kernel = KernelFor(isa);
   const int64_t col_panels = CeilDiv(g.n, kernel.nr);
-  PackedGemmMatrix packed(isa, false, g.k, g.n,
+  PackedGemmMatrix packed(isa, kernel.nr, false, g.k, g.n,
                           static_cast<size_t>(col_panels * kernel.nr * std::max<int64_t>(g.k, 1)));
   packed.block_stride_ = col_panels * kernel.nr;
   float* out = static_cast<float*>(packed.data_->data());
@@ -260,6 +290,10 @@ PackedGemmMatrix PackedGemmMatrix::PackB(const GemmArgs& args, Isa isa) {
     }
   }
   return packed;
+}
+
+void SetAvx512PackingForTesting(Avx512Packing packing) {
+  g_avx512_packing.store(packing, std::memory_order_relaxed);
 }
 
 void ValidateGemmArgs(const GemmArgs& g) {
@@ -287,8 +321,8 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   ValidateGemmArgs(g);
   if (g.m == 0 || g.n == 0) return;
   const MicroKernelEntry& kernel = KernelFor(isa);
-  CheckPacked(g.packed_a, true, g.m, g.k, isa);
-  CheckPacked(g.packed_b, false, g.k, g.n, isa);
+  CheckPacked(g.packed_a, true, g.m, g.k, isa, kernel);
+  CheckPacked(g.packed_b, false, g.k, g.n, isa, kernel);
   InitializeC(g, pool);
   if (g.k == 0 || g.alpha == 0.0f) {
     threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {

@@ -76,6 +76,7 @@ class PackedGemmMatrix {
   static PackedGemmMatrix PackB(const GemmArgs& args, Isa isa);
 
   Isa isa() const { return isa_; }
+  int panel() const { return panel_; }
   int64_t rows() const { return rows_; }  // m for A, k for B
   int64_t cols() const { return cols_; }  // k for A, n for B
   bool is_a() const { return is_a_; }
@@ -84,9 +85,10 @@ class PackedGemmMatrix {
   const float* block(int64_t pc) const;
 
  private:
-  PackedGemmMatrix(Isa isa, bool is_a, int64_t rows, int64_t cols, size_t floats);
+  PackedGemmMatrix(Isa isa, int panel, bool is_a, int64_t rows, int64_t cols, size_t floats);
 
   Isa isa_;
+  int panel_;  // MR (A) or NR (B) of the micro-kernel it was packed for
   bool is_a_;
   int64_t rows_, cols_;
   int64_t block_stride_;  // floats per unit of depth: padded m (A) or padded n (B)
@@ -101,5 +103,13 @@ void ValidateGemmArgs(const GemmArgs& args);
 void f32_gemm_reference(const GemmArgs& args);
 
 void f32_gemm(const GemmArgs& args, threading::ThreadPool* pool, Isa isa);
+
+// Which packed micro-kernel serves Isa::kAvx512f. kAuto: the 6x16 AVX2 one
+// on cores that split 512-bit operations (IsaSplitsWideVectors), where it
+// measured faster, else the 12x32 AVX-512 one; the few-row path uses
+// AVX-512 either way. Tests force each in turn; set it before packing, as a
+// PackedGemmMatrix only runs with the kernel it was packed for.
+enum class Avx512Packing { kAuto, kWide, kNarrow };
+void SetAvx512PackingForTesting(Avx512Packing packing);
 
 }  // namespace loom::kernels

@@ -100,6 +100,16 @@ TEST(GemmPrepack, MismatchedPackedMatrixIsRefused) {
   other_size.m = 7;
   other_size.packed_a = &pa;
   EXPECT_THROW(f32_gemm(other_size, nullptr, Isa::kPortable), InvalidArgumentError);
+  if (IsaSupported(Isa::kAvx512f)) {
+    // Packed for one AVX-512 micro-kernel, run with the other: refused.
+    SetAvx512PackingForTesting(Avx512Packing::kWide);
+    const PackedGemmMatrix wide = PackedGemmMatrix::PackA(g, Isa::kAvx512f);
+    SetAvx512PackingForTesting(Avx512Packing::kNarrow);
+    GemmArgs narrow = g;
+    narrow.packed_a = &wide;
+    EXPECT_THROW(f32_gemm(narrow, nullptr, Isa::kAvx512f), InvalidArgumentError);
+    SetAvx512PackingForTesting(Avx512Packing::kAuto);
+  }
   GemmArgs negative = g;
   negative.k = -3;
   EXPECT_THROW(PackedGemmMatrix::PackA(negative, Isa::kPortable), InvalidArgumentError);

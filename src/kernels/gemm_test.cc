@@ -140,6 +140,20 @@ TEST(Gemm, SkinnyShapesMatchReference) {
   }
 }
 
+TEST(Gemm, BothAvx512PackedKernelsMatchReference) {
+  if (!IsaSupported(Isa::kAvx512f)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  auto pool = PoolWithThreads(3);
+  for (Avx512Packing packing : {Avx512Packing::kWide, Avx512Packing::kNarrow}) {
+    SetAvx512PackingForTesting(packing);
+    for (const Problem& p : {Problem{70, 45, 600, false, false, 1, 0, true},
+                             Problem{13, 37, 29, true, true, 0.5f, 1, false},
+                             Problem{100, 2100, 40, false, true, 1, 0.25f, true}}) {
+      ExpectMatchesReference(p, Isa::kAvx512f, pool.get());
+    }
+  }
+  SetAvx512PackingForTesting(Avx512Packing::kAuto);
+}
+
 TEST(Gemm, BitExactAcrossThreadCounts) {
   // Threads only split C into tiles (or column units on the skinny path);
   // each element is accumulated in the same order whatever the thread count.
