@@ -15,8 +15,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,7 +82,8 @@ std::unique_ptr<threading::ThreadPool> MakePool(int threads) {
 
 void RunLayer(benchmark::State& state, const Layer& layer, int threads) {
   const char* cap = std::getenv("LOOM_MAX_ISA");
-  const Isa isa = kernels::SelectIsaFromSetting(cap ? std::optional<std::string>(cap) : std::nullopt);
+  const Isa isa =
+      kernels::SelectIsaFromSetting(cap ? std::optional<std::string>(cap) : std::nullopt);
   const Attributes attrs = LayerAttributes(layer);
   const Tensor x = kernels::testing::RandomTensor(
       DType::kFloat32, {1, layer.in_channels, layer.size, layer.size}, 1);
@@ -100,8 +101,8 @@ void RunLayer(benchmark::State& state, const Layer& layer, int threads) {
                       static_cast<double>(layer.in_channels / layer.group) *
                       static_cast<double>(layer.kernel * layer.kernel);
   if (macs < 3e8) {
-    const std::string mismatch = kernels::testing::CompareTensors(
-        y, kernels::ConvReference(attrs, x, w, &b), 1e-4, 1e-3);
+    const std::string mismatch =
+        kernels::testing::CompareTensors(y, kernels::ConvReference(attrs, x, w, &b), 1e-4, 1e-3);
     if (!mismatch.empty()) {
       g_failed_checks.fetch_add(1);
       state.SkipWithError(mismatch.c_str());
