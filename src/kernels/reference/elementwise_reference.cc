@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/reference/element_access.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -16,105 +17,6 @@ namespace {
 bool IsInteger(DType d) {
   return d == DType::kInt8 || d == DType::kUInt8 || d == DType::kInt32 || d == DType::kInt64 ||
          d == DType::kBool;
-}
-
-double ReadDouble(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    case DType::kFloat16:
-      return static_cast<float>(t.data<Float16>()[i]);
-    case DType::kInt8:
-      return t.data<int8_t>()[i];
-    case DType::kUInt8:
-      return t.data<uint8_t>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    case DType::kInt64:
-      return static_cast<double>(t.data<int64_t>()[i]);
-    case DType::kBool:
-      return t.data<bool>()[i] ? 1.0 : 0.0;
-  }
-  return 0;
-}
-
-int64_t ReadInt(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kInt8:
-      return t.data<int8_t>()[i];
-    case DType::kUInt8:
-      return t.data<uint8_t>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    case DType::kInt64:
-      return t.data<int64_t>()[i];
-    case DType::kBool:
-      return t.data<bool>()[i] ? 1 : 0;
-    default:
-      return static_cast<int64_t>(ReadDouble(t, i));
-  }
-}
-
-template <typename T>
-T Saturate(double v) {
-  if (std::isnan(v)) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return static_cast<T>(v);
-}
-
-void WriteDouble(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      t.data<float>()[i] = static_cast<float>(v);
-      break;
-    case DType::kFloat64:
-      t.data<double>()[i] = v;
-      break;
-    case DType::kFloat16:
-      t.data<Float16>()[i] = Float16(static_cast<float>(v));
-      break;
-    case DType::kInt8:
-      t.data<int8_t>()[i] = Saturate<int8_t>(v);
-      break;
-    case DType::kUInt8:
-      t.data<uint8_t>()[i] = Saturate<uint8_t>(v);
-      break;
-    case DType::kInt32:
-      t.data<int32_t>()[i] = Saturate<int32_t>(v);
-      break;
-    case DType::kInt64:
-      t.data<int64_t>()[i] = Saturate<int64_t>(v);
-      break;
-    case DType::kBool:
-      t.data<bool>()[i] = v != 0;
-      break;
-  }
-}
-
-// Truncates to the dtype's width: modular since C++20.
-void WriteInt(Tensor& t, int64_t i, int64_t v) {
-  switch (t.dtype()) {
-    case DType::kInt8:
-      t.data<int8_t>()[i] = static_cast<int8_t>(v);
-      break;
-    case DType::kUInt8:
-      t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-      break;
-    case DType::kInt32:
-      t.data<int32_t>()[i] = static_cast<int32_t>(v);
-      break;
-    case DType::kInt64:
-      t.data<int64_t>()[i] = v;
-      break;
-    case DType::kBool:
-      t.data<bool>()[i] = v != 0;
-      break;
-    default:
-      WriteDouble(t, i, static_cast<double>(v));
-  }
 }
 
 // Flat index into `shape` of output multi-index `index` under broadcasting.
@@ -263,50 +165,52 @@ Tensor ElementwiseReference(std::string_view op, const Attributes& attrs,
       offsets.push_back(BroadcastOffset(inputs[k]->shape(), index));
     }
     if (op == "Where") {
-      const bool c = ReadInt(*inputs[0], offsets[0]) != 0;
+      const bool c = ReadElementAsInt64(*inputs[0], offsets[0]) != 0;
       const Tensor& src = c ? *inputs[1] : *inputs[2];
       const int64_t at = c ? offsets[1] : offsets[2];
       if (IsInteger(src.dtype())) {
-        WriteInt(out, flat, ReadInt(src, at));
+        WriteElementFromInt64(out, flat, ReadElementAsInt64(src, at));
       } else {
-        WriteDouble(out, flat, ReadDouble(src, at));
+        WriteElementFromDouble(out, flat, ReadElementAsDouble(src, at));
       }
     } else if (op == "Clip") {
       auto bound = [&](size_t k, const char* name, bool want_int) -> std::optional<double> {
         if (k < inputs.size() && inputs[k] != nullptr) {
-          return want_int ? static_cast<double>(ReadInt(*inputs[k], 0)) : ReadDouble(*inputs[k], 0);
+          return want_int ? static_cast<double>(ReadElementAsInt64(*inputs[k], 0))
+                          : ReadElementAsDouble(*inputs[k], 0);
         }
         if (attrs.has(name)) return attrs.get_float(name);
         return std::nullopt;
       };
       if (integer) {
-        int64_t v = ReadInt(first, offsets[0]);
+        int64_t v = ReadElementAsInt64(first, offsets[0]);
         if (auto low = bound(1, "min", true)) v = std::max<int64_t>(v, static_cast<int64_t>(*low));
         if (auto high = bound(2, "max", true))
           v = std::min<int64_t>(v, static_cast<int64_t>(*high));
-        WriteInt(out, flat, v);
+        WriteElementFromInt64(out, flat, v);
       } else {
-        double v = ReadDouble(first, offsets[0]);
+        double v = ReadElementAsDouble(first, offsets[0]);
         if (auto low = bound(1, "min", false); low && v < *low) v = *low;
         if (auto high = bound(2, "max", false); high && v > *high) v = *high;
-        WriteDouble(out, flat, v);
+        WriteElementFromDouble(out, flat, v);
       }
     } else if (operands == 1 && !IsVariadic(op)) {
       if (integer) {
-        WriteInt(out, flat, IntUnary(op, ReadInt(first, offsets[0])));
+        WriteElementFromInt64(out, flat, IntUnary(op, ReadElementAsInt64(first, offsets[0])));
       } else {
-        WriteDouble(out, flat, FloatUnary(op, attrs, ReadDouble(first, offsets[0])));
+        WriteElementFromDouble(out, flat,
+                               FloatUnary(op, attrs, ReadElementAsDouble(first, offsets[0])));
       }
     } else if (integer) {
-      int64_t acc = ReadInt(first, offsets[0]);
+      int64_t acc = ReadElementAsInt64(first, offsets[0]);
       for (size_t k = 1; k < operands; ++k) {
-        acc = IntBinary(op, attrs, acc, ReadInt(*inputs[k], offsets[k]));
+        acc = IntBinary(op, attrs, acc, ReadElementAsInt64(*inputs[k], offsets[k]));
       }
-      WriteInt(out, flat, acc);
+      WriteElementFromInt64(out, flat, acc);
     } else {
       // A float exponent for Pow is first rounded to the base's dtype.
       auto operand = [&](size_t k) {
-        const double v = ReadDouble(*inputs[k], offsets[k]);
+        const double v = ReadElementAsDouble(*inputs[k], offsets[k]);
         if (op == "Pow" && first.dtype() == DType::kFloat32) return double{static_cast<float>(v)};
         if (op == "Pow" && first.dtype() == DType::kFloat16) {
           return double{static_cast<float>(Float16(static_cast<float>(v)))};
@@ -316,7 +220,7 @@ Tensor ElementwiseReference(std::string_view op, const Attributes& attrs,
       double acc = operand(0);
       for (size_t k = 1; k < operands; ++k) acc = FloatBinary(op, attrs, acc, operand(k));
       if (op == "Mean") acc /= static_cast<double>(operands);
-      WriteDouble(out, flat, acc);
+      WriteElementFromDouble(out, flat, acc);
     }
   }
   return out;

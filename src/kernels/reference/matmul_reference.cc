@@ -5,41 +5,10 @@
 #include "kernels/fused_activation.h"
 #include "kernels/matmul.h"
 #include "kernels/matmul_shapes.h"
+#include "kernels/reference/element_access.h"
 
 namespace loom::kernels {
-namespace {
-
-double At(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    default:
-      return static_cast<double>(t.data<int64_t>()[i]);
-  }
-}
-
-void Store(Tensor& t, int64_t i, double v) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      t.data<float>()[i] = static_cast<float>(v);
-      break;
-    case DType::kFloat64:
-      t.data<double>()[i] = v;
-      break;
-    case DType::kInt32:
-      t.data<int32_t>()[i] = static_cast<int32_t>(v);
-      break;
-    default:
-      t.data<int64_t>()[i] = static_cast<int64_t>(v);
-      break;
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // Integer results are exact only while they fit a double's 53 bits; the
 // tests keep their values small.
@@ -51,9 +20,10 @@ Tensor MatMulReference(const Tensor& a, const Tensor& b) {
       for (int64_t j = 0; j < s.n; ++j) {
         double sum = 0;
         for (int64_t p = 0; p < s.k; ++p) {
-          sum += At(a, s.a_offset[batch] + i * s.k + p) * At(b, s.b_offset[batch] + p * s.n + j);
+          sum += ReadElementAsDouble(a, s.a_offset[batch] + i * s.k + p) *
+                 ReadElementAsDouble(b, s.b_offset[batch] + p * s.n + j);
         }
-        Store(y, static_cast<int64_t>(batch) * s.m * s.n + i * s.n + j, sum);
+        WriteElementFromDouble(y, static_cast<int64_t>(batch) * s.m * s.n + i * s.n + j, sum);
       }
     }
   }
@@ -71,14 +41,15 @@ Tensor GemmReference(const Attributes& attrs, const Tensor& a, const Tensor& b, 
     for (int64_t j = 0; j < n; ++j) {
       double sum = 0;
       for (int64_t p = 0; p < k; ++p) {
-        sum += At(a, ta ? p * m + i : i * k + p) * At(b, tb ? j * k + p : p * n + j);
+        sum += ReadElementAsDouble(a, ta ? p * m + i : i * k + p) *
+               ReadElementAsDouble(b, tb ? j * k + p : p * n + j);
       }
       double out = alpha * sum;
       if (c != nullptr && c->num_elements() > 0) {
         const std::vector<int64_t>& d = c->shape().dims();
         const int64_t ci = d.size() == 2 && d[0] != 1 ? i : 0;
         const int64_t cj = !d.empty() && d.back() != 1 ? j : 0;
-        out += beta * At(*c, ci * (d.empty() ? 1 : d.back()) + cj);
+        out += beta * ReadElementAsDouble(*c, ci * (d.empty() ? 1 : d.back()) + cj);
       }
       y.data<float>()[i * n + j] = ActivationReference(activation, static_cast<float>(out));
     }

@@ -3,22 +3,10 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/reference/element_access.h"
+
 namespace loom::kernels {
-namespace {
-
-// Element i of a float32 or float64 tensor as double.
-double Get(const Tensor& t, int64_t i) {
-  return t.dtype() == DType::kFloat32 ? t.data<float>()[i] : t.data<double>()[i];
-}
-void Set(Tensor& t, int64_t i, double v) {
-  if (t.dtype() == DType::kFloat32) {
-    t.data<float>()[i] = static_cast<float>(v);
-  } else {
-    t.data<double>()[i] = v;
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Tensor SoftmaxReference(const Tensor& x, int axis, bool log) {
   const Shape& shape = x.shape();
@@ -32,15 +20,15 @@ Tensor SoftmaxReference(const Tensor& x, int axis, bool log) {
       auto at = [&](int64_t k) { return (o * n + k) * inner + c; };
       double m = -std::numeric_limits<double>::infinity();
       for (int64_t k = 0; k < n; ++k) {
-        const double v = Get(x, at(k));
+        const double v = ReadElementAsDouble(x, at(k));
         m = std::isnan(v) || std::isnan(m) ? std::numeric_limits<double>::quiet_NaN()
                                            : std::fmax(m, v);
       }
       double sum = 0;
-      for (int64_t k = 0; k < n; ++k) sum += std::exp(Get(x, at(k)) - m);
+      for (int64_t k = 0; k < n; ++k) sum += std::exp(ReadElementAsDouble(x, at(k)) - m);
       for (int64_t k = 0; k < n; ++k) {
-        const double shifted = Get(x, at(k)) - m;
-        Set(y, at(k), log ? shifted - std::log(sum) : std::exp(shifted) / sum);
+        const double shifted = ReadElementAsDouble(x, at(k)) - m;
+        WriteElementFromDouble(y, at(k), log ? shifted - std::log(sum) : std::exp(shifted) / sum);
       }
     }
   }
@@ -55,9 +43,10 @@ Tensor BatchNormReference(const Tensor& x, const Tensor& scale, const Tensor& bi
   Tensor y(x.dtype(), x.shape());
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     const int64_t c = (i / spatial) % channels;
-    const double normalized =
-        (Get(x, i) - Get(mean, c)) / std::sqrt(Get(var, c) + static_cast<double>(epsilon));
-    Set(y, i, normalized * Get(scale, c) + Get(bias, c));
+    const double normalized = (ReadElementAsDouble(x, i) - ReadElementAsDouble(mean, c)) /
+                              std::sqrt(ReadElementAsDouble(var, c) + static_cast<double>(epsilon));
+    WriteElementFromDouble(
+        y, i, normalized * ReadElementAsDouble(scale, c) + ReadElementAsDouble(bias, c));
   }
   return y;
 }
@@ -81,17 +70,19 @@ std::vector<Tensor> LayerNormReference(const Tensor& x, const Tensor& scale, con
   Tensor inv_out(DType::kFloat32, Shape(stat_dims));
   for (int64_t r = 0; r < outer; ++r) {
     double mean = 0, var = 0;
-    for (int64_t i = 0; i < n; ++i) mean += Get(x, r * n + i);
+    for (int64_t i = 0; i < n; ++i) mean += ReadElementAsDouble(x, r * n + i);
     mean /= static_cast<double>(n);
-    for (int64_t i = 0; i < n; ++i) var += (Get(x, r * n + i) - mean) * (Get(x, r * n + i) - mean);
+    for (int64_t i = 0; i < n; ++i)
+      var +=
+          (ReadElementAsDouble(x, r * n + i) - mean) * (ReadElementAsDouble(x, r * n + i) - mean);
     var /= static_cast<double>(n);
     const double inv = 1 / std::sqrt(var + static_cast<double>(epsilon));
     mean_out.data<float>()[r] = static_cast<float>(mean);
     inv_out.data<float>()[r] = static_cast<float>(inv);
     for (int64_t i = 0; i < n; ++i) {
-      double v = (Get(x, r * n + i) - mean) * inv * Get(scale, i);
-      if (bias != nullptr) v += Get(*bias, i);
-      Set(y, r * n + i, v);
+      double v = (ReadElementAsDouble(x, r * n + i) - mean) * inv * ReadElementAsDouble(scale, i);
+      if (bias != nullptr) v += ReadElementAsDouble(*bias, i);
+      WriteElementFromDouble(y, r * n + i, v);
     }
   }
   return {y, mean_out, inv_out};
@@ -106,17 +97,18 @@ Tensor InstanceNormReference(const Tensor& x, const Tensor& scale, const Tensor&
   for (int64_t plane = 0; plane < x.shape().dim(0) * channels; ++plane) {
     const int64_t c = plane % channels, base = plane * spatial;
     double mean = 0, var = 0;
-    for (int64_t i = 0; i < spatial; ++i) mean += Get(x, base + i);
+    for (int64_t i = 0; i < spatial; ++i) mean += ReadElementAsDouble(x, base + i);
     mean /= static_cast<double>(spatial);
     for (int64_t i = 0; i < spatial; ++i) {
-      var += (Get(x, base + i) - mean) * (Get(x, base + i) - mean);
+      var += (ReadElementAsDouble(x, base + i) - mean) * (ReadElementAsDouble(x, base + i) - mean);
     }
     var /= static_cast<double>(spatial);
     for (int64_t i = 0; i < spatial; ++i) {
-      Set(y, base + i,
-          (Get(x, base + i) - mean) / std::sqrt(var + static_cast<double>(epsilon)) *
-                  Get(scale, c) +
-              Get(bias, c));
+      WriteElementFromDouble(y, base + i,
+                             (ReadElementAsDouble(x, base + i) - mean) /
+                                     std::sqrt(var + static_cast<double>(epsilon)) *
+                                     ReadElementAsDouble(scale, c) +
+                                 ReadElementAsDouble(bias, c));
     }
   }
   return y;

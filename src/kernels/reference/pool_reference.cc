@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/reference/element_access.h"
 #include "kernels/spatial_geometry.h"
 
 namespace loom::kernels {
@@ -39,36 +40,6 @@ bool Next(std::vector<int64_t>& index, const std::vector<int64_t>& sizes) {
     index[i] = 0;
   }
   return false;
-}
-
-double Read(const Tensor& x, int64_t i) {
-  switch (x.dtype()) {
-    case DType::kFloat32:
-      return x.data<float>()[i];
-    case DType::kFloat64:
-      return x.data<double>()[i];
-    case DType::kInt8:
-      return x.data<int8_t>()[i];
-    default:
-      return x.data<uint8_t>()[i];
-  }
-}
-
-void Write(Tensor& y, int64_t i, double v) {
-  switch (y.dtype()) {
-    case DType::kFloat32:
-      y.data<float>()[i] = static_cast<float>(v);
-      break;
-    case DType::kFloat64:
-      y.data<double>()[i] = v;
-      break;
-    case DType::kInt8:
-      y.data<int8_t>()[i] = static_cast<int8_t>(v);
-      break;
-    default:
-      y.data<uint8_t>()[i] = static_cast<uint8_t>(v);
-      break;
-  }
 }
 
 double Lowest(DType dtype) {
@@ -130,7 +101,7 @@ std::vector<Tensor> MaxPoolReference(const Attributes& attrs, const Tensor& x) {
       int64_t best_index = -1;
       ForEachWindowPosition(w.g, out, [&](const std::vector<int64_t>& pos, bool inside, bool) {
         if (!inside) return;
-        const double v = Read(x, plane * w.plane_size + RowMajor(pos, w.g.input));
+        const double v = ReadElementAsDouble(x, plane * w.plane_size + RowMajor(pos, w.g.input));
         // Greater wins; the first NaN wins and stays.
         if (!found || v > best || (std::isnan(v) && !std::isnan(best))) {
           found = true;
@@ -140,7 +111,7 @@ std::vector<Tensor> MaxPoolReference(const Attributes& attrs, const Tensor& x) {
         }
       });
       const int64_t at = plane * w.out_plane_size + RowMajor(out, w.g.output);
-      Write(y, at, best);
+      WriteElementFromDouble(y, at, best);
       indices.data<int64_t>()[at] = best_index;
     } while (Next(out, w.g.output));
   }
@@ -158,17 +129,17 @@ Tensor AveragePoolReference(const Attributes& attrs, const Tensor& x) {
     do {
       double sum = 0;
       int64_t real = 0, padded = 0;
-      ForEachWindowPosition(w.g, out,
-                            [&](const std::vector<int64_t>& pos, bool inside, bool inside_padded) {
-                              if (inside) {
-                                sum += Read(x, plane * w.plane_size + RowMajor(pos, w.g.input));
-                                ++real;
-                              }
-                              if (inside_padded) ++padded;
-                            });
+      ForEachWindowPosition(
+          w.g, out, [&](const std::vector<int64_t>& pos, bool inside, bool inside_padded) {
+            if (inside) {
+              sum += ReadElementAsDouble(x, plane * w.plane_size + RowMajor(pos, w.g.input));
+              ++real;
+            }
+            if (inside_padded) ++padded;
+          });
       const int64_t divisor = count_include_pad ? padded : real;
-      Write(y, plane * w.out_plane_size + RowMajor(out, w.g.output),
-            divisor == 0 ? 0.0 : sum / static_cast<double>(divisor));
+      WriteElementFromDouble(y, plane * w.out_plane_size + RowMajor(out, w.g.output),
+                             divisor == 0 ? 0.0 : sum / static_cast<double>(divisor));
     } while (Next(out, w.g.output));
   }
   return y;
@@ -185,16 +156,16 @@ Tensor GlobalReference(const Tensor& x, bool max) {
   if (planes == 0) return y;
   const int64_t plane_size = x.num_elements() / planes;
   for (int64_t p = 0; p < planes; ++p) {
-    double acc = Read(x, p * plane_size);
+    double acc = ReadElementAsDouble(x, p * plane_size);
     for (int64_t i = 1; i < plane_size; ++i) {
-      const double v = Read(x, p * plane_size + i);
+      const double v = ReadElementAsDouble(x, p * plane_size + i);
       if (!max) {
         acc += v;
       } else if (v > acc || (std::isnan(v) && !std::isnan(acc))) {
         acc = v;
       }
     }
-    Write(y, p, max ? acc : acc / static_cast<double>(plane_size));
+    WriteElementFromDouble(y, p, max ? acc : acc / static_cast<double>(plane_size));
   }
   return y;
 }

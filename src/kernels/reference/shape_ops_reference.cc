@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/reference/element_access.h"
+
 namespace loom::kernels {
 namespace {
 
@@ -82,36 +84,6 @@ int64_t PadSource(int64_t o, int64_t begin, int64_t n, const std::string& mode) 
     if (i >= n) i = 2 * (n - 1) - i;
   }
   return i;
-}
-
-double ReadAsDouble(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      return t.data<float>()[i];
-    case DType::kFloat64:
-      return t.data<double>()[i];
-    case DType::kFloat16:
-      return static_cast<float>(t.data<Float16>()[i]);
-    default:
-      return 0.0;
-  }
-}
-
-int64_t ReadAsInt(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kInt8:
-      return t.data<int8_t>()[i];
-    case DType::kUInt8:
-      return t.data<uint8_t>()[i];
-    case DType::kInt32:
-      return t.data<int32_t>()[i];
-    case DType::kInt64:
-      return t.data<int64_t>()[i];
-    case DType::kBool:
-      return t.data<bool>()[i] ? 1 : 0;
-    default:
-      return 0;
-  }
 }
 
 bool IsFloat(DType d) {
@@ -268,8 +240,8 @@ Tensor CastReference(const Tensor& x, DType to) {
   Tensor out(to, x.shape());
   const bool from_float = IsFloat(x.dtype());
   for (int64_t i = 0; i < x.num_elements(); ++i) {
-    const double f = from_float ? ReadAsDouble(x, i) : 0.0;
-    const int64_t n = from_float ? 0 : ReadAsInt(x, i);
+    const double f = from_float ? ReadElementAsDouble(x, i) : 0.0;
+    const int64_t n = from_float ? 0 : ReadElementAsInt64(x, i);
     switch (to) {
       case DType::kFloat32:
         out.data<float>()[i] = from_float ? static_cast<float>(f) : static_cast<float>(n);

@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "kernels/reference/element_access.h"
 #include "loom/errors.h"
 
 namespace loom::kernels::testing {
@@ -78,27 +79,7 @@ Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low, double 
   return t;
 }
 
-double ElementAsDouble(const Tensor& tensor, int64_t i) {
-  switch (tensor.dtype()) {
-    case DType::kFloat32:
-      return tensor.data<float>()[i];
-    case DType::kFloat64:
-      return tensor.data<double>()[i];
-    case DType::kFloat16:
-      return static_cast<float>(tensor.data<Float16>()[i]);
-    case DType::kInt8:
-      return tensor.data<int8_t>()[i];
-    case DType::kUInt8:
-      return tensor.data<uint8_t>()[i];
-    case DType::kInt32:
-      return tensor.data<int32_t>()[i];
-    case DType::kInt64:
-      return static_cast<double>(tensor.data<int64_t>()[i]);
-    case DType::kBool:
-      return tensor.data<bool>()[i] ? 1.0 : 0.0;
-  }
-  return 0.0;
-}
+double ElementAsDouble(const Tensor& tensor, int64_t i) { return ReadElementAsDouble(tensor, i); }
 
 std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol) {
   std::ostringstream out;

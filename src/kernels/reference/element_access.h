@@ -1,0 +1,27 @@
+// Element-by-element access to a tensor of any dtype, for the reference
+// kernels (the test oracles), which trade speed for one plain code path.
+#pragma once
+
+#include <cstdint>
+
+#include "loom/tensor.h"
+
+namespace loom::kernels {
+
+// Element i as a double: exact for every integer up to 2^53, bool as 0/1,
+// float16 converted.
+double ReadElementAsDouble(const Tensor& t, int64_t i);
+
+// Element i as an int64: exact for integer and bool dtypes; float dtypes
+// truncate toward zero and saturate (NaN gives 0).
+int64_t ReadElementAsInt64(const Tensor& t, int64_t i);
+
+// Stores v at element i: rounded for float dtypes; truncated toward zero and
+// saturated for integers (NaN gives 0); v != 0 for bool.
+void WriteElementFromDouble(Tensor& t, int64_t i, double v);
+
+// Stores v at element i: wrapped to the width of integer dtypes (two's
+// complement), converted for float dtypes, v != 0 for bool.
+void WriteElementFromInt64(Tensor& t, int64_t i, int64_t v);
+
+}  // namespace loom::kernels
