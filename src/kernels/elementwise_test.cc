@@ -27,89 +27,91 @@ using testing::SupportedIsas;
 
 using NamedKernel = std::pair<const char*, KernelFn>;
 
-Tensor Call(KernelFn fn, std::initializer_list<const Tensor*> inputs, const Attributes& attrs = {},
-            threading::ThreadPool* pool = nullptr, Isa isa = Isa::kPortable) {
-  std::vector<Tensor> out = CallKernel(fn, {pool, isa}, attrs, inputs);
-  EXPECT_EQ(out.size(), 1u);
-  return out.at(0);
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  const T* p = t.data<T>();
-  return std::vector<T>(p, p + t.num_elements());
-}
-
 // ---- hand-computed values ----
 
 TEST(Elementwise, AddBroadcastsRowAndColumn) {
   const Tensor a = Tensor::from_vector<float>({2, 1}, {10, 20});
   const Tensor b = Tensor::from_vector<float>({3}, {1, 2, 3});
-  const Tensor y = Call(AddKernel, {&a, &b});
+  const Tensor y = testing::CallSingleOutput(AddKernel, {&a, &b});
   EXPECT_EQ(y.shape(), Shape({2, 3}));
-  EXPECT_EQ(Values<float>(y), (std::vector<float>{11, 12, 13, 21, 22, 23}));
+  EXPECT_EQ(testing::TensorValues<float>(y), (std::vector<float>{11, 12, 13, 21, 22, 23}));
 }
 
 TEST(Elementwise, SubMulDivScalar) {
   const Tensor a = Tensor::from_vector<float>({3}, {1, 4, -6});
   const Tensor two = Tensor::from_vector<float>({}, {2});
-  EXPECT_EQ(Values<float>(Call(SubKernel, {&a, &two})), (std::vector<float>{-1, 2, -8}));
-  EXPECT_EQ(Values<float>(Call(SubKernel, {&two, &a})), (std::vector<float>{1, -2, 8}));
-  EXPECT_EQ(Values<float>(Call(MulKernel, {&a, &two})), (std::vector<float>{2, 8, -12}));
-  EXPECT_EQ(Values<float>(Call(DivKernel, {&a, &two})), (std::vector<float>{0.5f, 2, -3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(SubKernel, {&a, &two})),
+            (std::vector<float>{-1, 2, -8}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(SubKernel, {&two, &a})),
+            (std::vector<float>{1, -2, 8}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(MulKernel, {&a, &two})),
+            (std::vector<float>{2, 8, -12}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(DivKernel, {&a, &two})),
+            (std::vector<float>{0.5f, 2, -3}));
 }
 
 TEST(Elementwise, IntegerDivTruncatesAndWraps) {
   const Tensor a =
       Tensor::from_vector<int32_t>({4}, {7, -7, std::numeric_limits<int32_t>::min(), 5});
   const Tensor b = Tensor::from_vector<int32_t>({4}, {2, 2, -1, -3});
-  EXPECT_EQ(Values<int32_t>(Call(DivKernel, {&a, &b})),
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(DivKernel, {&a, &b})),
             (std::vector<int32_t>{3, -3, std::numeric_limits<int32_t>::min(), -1}));
 }
 
 TEST(Elementwise, IntegerAddWrapsAround) {
   const Tensor a = Tensor::from_vector<int8_t>({2}, {127, -128});
   const Tensor b = Tensor::from_vector<int8_t>({2}, {1, -1});
-  EXPECT_EQ(Values<int8_t>(Call(AddKernel, {&a, &b})), (std::vector<int8_t>{-128, 127}));
+  EXPECT_EQ(testing::TensorValues<int8_t>(testing::CallSingleOutput(AddKernel, {&a, &b})),
+            (std::vector<int8_t>{-128, 127}));
   const Tensor u = Tensor::from_vector<uint8_t>({2}, {200, 16});
   const Tensor v = Tensor::from_vector<uint8_t>({2}, {2, 16});
-  EXPECT_EQ(Values<uint8_t>(Call(MulKernel, {&u, &v})), (std::vector<uint8_t>{144, 0}));
+  EXPECT_EQ(testing::TensorValues<uint8_t>(testing::CallSingleOutput(MulKernel, {&u, &v})),
+            (std::vector<uint8_t>{144, 0}));
 }
 
 TEST(Elementwise, ModFollowsDivisorSignUnlessFmod) {
   const Tensor a = Tensor::from_vector<int64_t>({4}, {-7, 7, -7, 7});
   const Tensor b = Tensor::from_vector<int64_t>({4}, {3, -3, -3, 3});
-  EXPECT_EQ(Values<int64_t>(Call(ModKernel, {&a, &b})), (std::vector<int64_t>{2, -2, -1, 1}));
+  EXPECT_EQ(testing::TensorValues<int64_t>(testing::CallSingleOutput(ModKernel, {&a, &b})),
+            (std::vector<int64_t>{2, -2, -1, 1}));
   const Attributes fmod = Attributes().set("fmod", int64_t{1});
-  EXPECT_EQ(Values<int64_t>(Call(ModKernel, {&a, &b}, fmod)), (std::vector<int64_t>{-1, 1, -1, 1}));
+  EXPECT_EQ(testing::TensorValues<int64_t>(testing::CallSingleOutput(ModKernel, {&a, &b}, fmod)),
+            (std::vector<int64_t>{-1, 1, -1, 1}));
   const Tensor f = Tensor::from_vector<float>({2}, {-7.5f, 7.5f});
   const Tensor g = Tensor::from_vector<float>({2}, {2, -2});
-  EXPECT_EQ(Values<float>(Call(ModKernel, {&f, &g}, fmod)), (std::vector<float>{-1.5f, 1.5f}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ModKernel, {&f, &g}, fmod)),
+            (std::vector<float>{-1.5f, 1.5f}));
 }
 
 TEST(Elementwise, PowFloatIntegerAndMixedExponent) {
   const Tensor x = Tensor::from_vector<float>({3}, {2, 9, -2});
   const Tensor y = Tensor::from_vector<float>({3}, {10, 0.5f, 3});
-  EXPECT_EQ(Values<float>(Call(PowKernel, {&x, &y})), (std::vector<float>{1024, 3, -8}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(PowKernel, {&x, &y})),
+            (std::vector<float>{1024, 3, -8}));
   const Tensor xi = Tensor::from_vector<int32_t>({4}, {3, -2, 2, 4});
   const Tensor yi = Tensor::from_vector<int64_t>({4}, {4, 3, -1, 0});
-  EXPECT_EQ(Values<int32_t>(Call(PowKernel, {&xi, &yi})), (std::vector<int32_t>{81, -8, 0, 1}));
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(PowKernel, {&xi, &yi})),
+            (std::vector<int32_t>{81, -8, 0, 1}));
   const Tensor half = Tensor::from_vector<float>({}, {0.5f});
   const Tensor sq = Tensor::from_vector<int32_t>({2}, {16, 81});
-  EXPECT_EQ(Values<int32_t>(Call(PowKernel, {&sq, &half})), (std::vector<int32_t>{4, 9}));
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(PowKernel, {&sq, &half})),
+            (std::vector<int32_t>{4, 9}));
 }
 
 TEST(Elementwise, VariadicMaxMinSumMean) {
   const Tensor a = Tensor::from_vector<float>({3}, {1, 5, 3});
   const Tensor b = Tensor::from_vector<float>({2, 1}, {2, 4});
   const Tensor c = Tensor::from_vector<float>({}, {3});
-  EXPECT_EQ(Values<float>(Call(MaxKernel, {&a, &b, &c})), (std::vector<float>{3, 5, 3, 4, 5, 4}));
-  EXPECT_EQ(Values<float>(Call(MinKernel, {&a, &b, &c})), (std::vector<float>{1, 2, 2, 1, 3, 3}));
-  EXPECT_EQ(Values<float>(Call(SumKernel, {&a, &b, &c})),
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(MaxKernel, {&a, &b, &c})),
+            (std::vector<float>{3, 5, 3, 4, 5, 4}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(MinKernel, {&a, &b, &c})),
+            (std::vector<float>{1, 2, 2, 1, 3, 3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(SumKernel, {&a, &b, &c})),
             (std::vector<float>{6, 10, 8, 8, 12, 10}));
-  EXPECT_EQ(Values<float>(Call(MeanKernel, {&a, &b, &c})),
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(MeanKernel, {&a, &b, &c})),
             (std::vector<float>{2, 10.0f / 3, 8.0f / 3, 8.0f / 3, 4, 10.0f / 3}));
-  EXPECT_EQ(Values<float>(Call(SumKernel, {&a})), (std::vector<float>{1, 5, 3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(SumKernel, {&a})),
+            (std::vector<float>{1, 5, 3}));
 }
 
 TEST(Elementwise, MaxMinPropagateNaN) {
@@ -117,7 +119,8 @@ TEST(Elementwise, MaxMinPropagateNaN) {
   const Tensor a = Tensor::from_vector<float>({2}, {nan, 1});
   const Tensor b = Tensor::from_vector<float>({2}, {1, nan});
   for (KernelFn fn : {MaxKernel, MinKernel}) {
-    const std::vector<float> y = Values<float>(Call(fn, {&a, &b}));
+    const std::vector<float> y =
+        testing::TensorValues<float>(testing::CallSingleOutput(fn, {&a, &b}));
     EXPECT_TRUE(std::isnan(y[0]));
     EXPECT_TRUE(std::isnan(y[1]));
   }
@@ -126,27 +129,34 @@ TEST(Elementwise, MaxMinPropagateNaN) {
 TEST(Elementwise, ComparisonsAndLogic) {
   const Tensor a = Tensor::from_vector<int32_t>({3}, {1, 2, 3});
   const Tensor b = Tensor::from_vector<int32_t>({}, {2});
-  EXPECT_EQ(Values<bool>(Call(EqualKernel, {&a, &b})), (std::vector<bool>{false, true, false}));
-  EXPECT_EQ(Values<bool>(Call(LessKernel, {&a, &b})), (std::vector<bool>{true, false, false}));
-  EXPECT_EQ(Values<bool>(Call(GreaterKernel, {&a, &b})), (std::vector<bool>{false, false, true}));
-  EXPECT_EQ(Values<bool>(Call(LessOrEqualKernel, {&a, &b})),
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(EqualKernel, {&a, &b})),
+            (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(LessKernel, {&a, &b})),
+            (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(GreaterKernel, {&a, &b})),
+            (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(LessOrEqualKernel, {&a, &b})),
             (std::vector<bool>{true, true, false}));
-  EXPECT_EQ(Values<bool>(Call(GreaterOrEqualKernel, {&a, &b})),
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(GreaterOrEqualKernel, {&a, &b})),
             (std::vector<bool>{false, true, true}));
   const Tensor p = Tensor::from_vector<bool>({4}, {false, false, true, true});
   const Tensor q = Tensor::from_vector<bool>({4}, {false, true, false, true});
-  EXPECT_EQ(Values<bool>(Call(AndKernel, {&p, &q})),
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(AndKernel, {&p, &q})),
             (std::vector<bool>{false, false, false, true}));
-  EXPECT_EQ(Values<bool>(Call(OrKernel, {&p, &q})), (std::vector<bool>{false, true, true, true}));
-  EXPECT_EQ(Values<bool>(Call(XorKernel, {&p, &q})), (std::vector<bool>{false, true, true, false}));
-  EXPECT_EQ(Values<bool>(Call(NotKernel, {&p})), (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(OrKernel, {&p, &q})),
+            (std::vector<bool>{false, true, true, true}));
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(XorKernel, {&p, &q})),
+            (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(NotKernel, {&p})),
+            (std::vector<bool>{true, true, false, false}));
 }
 
 TEST(Elementwise, NaNComparesFalse) {
   const Tensor a = Tensor::from_vector<float>({1}, {std::numeric_limits<float>::quiet_NaN()});
   for (KernelFn fn :
        {EqualKernel, LessKernel, GreaterKernel, LessOrEqualKernel, GreaterOrEqualKernel}) {
-    EXPECT_EQ(Values<bool>(Call(fn, {&a, &a})), std::vector<bool>{false});
+    EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(fn, {&a, &a})),
+              std::vector<bool>{false});
   }
 }
 
@@ -154,15 +164,15 @@ TEST(Elementwise, WhereBroadcastsThreeWays) {
   const Tensor c = Tensor::from_vector<bool>({2, 1}, {true, false});
   const Tensor x = Tensor::from_vector<int64_t>({3}, {1, 2, 3});
   const Tensor y = Tensor::from_vector<int64_t>({}, {-1});
-  const Tensor out = Call(WhereKernel, {&c, &x, &y});
+  const Tensor out = testing::CallSingleOutput(WhereKernel, {&c, &x, &y});
   EXPECT_EQ(out.shape(), Shape({2, 3}));
-  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 2, 3, -1, -1, -1}));
+  EXPECT_EQ(testing::TensorValues<int64_t>(out), (std::vector<int64_t>{1, 2, 3, -1, -1, -1}));
 }
 
 TEST(Elementwise, Float16ArithmeticRoundsOnce) {
   const Tensor a = Tensor::from_vector<Float16>({2}, {Float16(1.0f), Float16(2048.0f)});
   const Tensor b = Tensor::from_vector<Float16>({2}, {Float16(0.5f), Float16(1.0f)});
-  const Tensor y = Call(AddKernel, {&a, &b});
+  const Tensor y = testing::CallSingleOutput(AddKernel, {&a, &b});
   ASSERT_EQ(y.dtype(), DType::kFloat16);
   // 2048 + 1 is halfway between float16 2048 and 2050: ties to even.
   EXPECT_EQ(static_cast<float>(y.data<Float16>()[0]), 1.5f);
@@ -172,10 +182,10 @@ TEST(Elementwise, Float16ArithmeticRoundsOnce) {
 TEST(Elementwise, ZeroSizedOutputs) {
   const Tensor a = RandomTensor(DType::kFloat32, {0, 3}, 1);
   const Tensor b = RandomTensor(DType::kFloat32, {3}, 2);
-  EXPECT_EQ(Call(AddKernel, {&a, &b}).shape(), Shape({0, 3}));
+  EXPECT_EQ(testing::CallSingleOutput(AddKernel, {&a, &b}).shape(), Shape({0, 3}));
   const Tensor zero_int = Tensor(DType::kInt32, {0});
   const Tensor zero_divisor = Tensor(DType::kInt32, {1});
-  EXPECT_EQ(Call(DivKernel, {&zero_int, &zero_divisor}).shape(), Shape({0}));
+  EXPECT_EQ(testing::CallSingleOutput(DivKernel, {&zero_int, &zero_divisor}).shape(), Shape({0}));
 }
 
 // ---- against the reference ----
@@ -258,7 +268,7 @@ TEST(ElementwiseVsReference, Float32AllThreadCountsAndIsas) {
       for (Isa isa : SupportedIsas()) {
         for (int threads : kThreadCounts) {
           auto pool = PoolWithThreads(threads);
-          const Tensor y = Call(c.fn, {&a, &b}, {}, pool.get(), isa);
+          const Tensor y = testing::CallSingleOutput(c.fn, {&a, &b}, {}, pool.get(), isa);
           EXPECT_TRUE(CompareTensors(y, expected, rtol, 0).empty())
               << c.op << " " << s.a.to_string() << " " << s.b.to_string() << " threads " << threads
               << ": " << CompareTensors(y, expected, rtol, 0);
@@ -287,7 +297,7 @@ TEST(ElementwiseVsReference, OtherDTypes) {
         const double rtol = dtype == DType::kFloat16 ? 1e-3 : (is_float ? 1e-15 : 0);
         for (int threads : {1, 3}) {
           auto pool = PoolWithThreads(threads);
-          const Tensor y = Call(c.fn, {&a, &b}, {}, pool.get());
+          const Tensor y = testing::CallSingleOutput(c.fn, {&a, &b}, {}, pool.get());
           EXPECT_TRUE(CompareTensors(y, expected, rtol, 0).empty())
               << c.op << " " << dtype_name(dtype) << " " << s.a.to_string() << ": "
               << CompareTensors(y, expected, rtol, 0);
@@ -314,7 +324,8 @@ TEST(ElementwiseVsReference, ModBothModes) {
       for (int threads : kThreadCounts) {
         auto pool = PoolWithThreads(threads);
         EXPECT_TRUE(
-            BitwiseEqual(Call(ModKernel, {&a, &b_safe}, attrs, pool.get()), expected_or_error))
+            BitwiseEqual(testing::CallSingleOutput(ModKernel, {&a, &b_safe}, attrs, pool.get()),
+                         expected_or_error))
             << dtype_name(dtype) << " fmod=" << fmod;
       }
     }
@@ -331,20 +342,22 @@ TEST(ElementwiseVsReference, LogicAndWhere) {
                           NamedKernel{"Xor", XorKernel}, NamedKernel{"Equal", EqualKernel}}) {
       for (int threads : kThreadCounts) {
         auto pool = PoolWithThreads(threads);
-        EXPECT_TRUE(BitwiseEqual(Call(fn, {&a, &b}, {}, pool.get()),
+        EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(fn, {&a, &b}, {}, pool.get()),
                                  ElementwiseReference(op, {}, {&a, &b})))
             << op;
       }
     }
-    EXPECT_TRUE(BitwiseEqual(Call(NotKernel, {&a}), ElementwiseReference("Not", {}, {&a})));
+    EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(NotKernel, {&a}),
+                             ElementwiseReference("Not", {}, {&a})));
     for (DType dtype :
          {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kInt64, DType::kBool}) {
       const Tensor x = RandomTensor(dtype, s.b, seed++, -50, 50);
       const Tensor y = RandomTensor(dtype, {1}, seed++, -50, 50);
       for (int threads : kThreadCounts) {
         auto pool = PoolWithThreads(threads);
-        EXPECT_TRUE(BitwiseEqual(Call(WhereKernel, {&a, &x, &y}, {}, pool.get()),
-                                 ElementwiseReference("Where", {}, {&a, &x, &y})))
+        EXPECT_TRUE(
+            BitwiseEqual(testing::CallSingleOutput(WhereKernel, {&a, &x, &y}, {}, pool.get()),
+                         ElementwiseReference("Where", {}, {&a, &x, &y})))
             << dtype_name(dtype) << " " << s.a.to_string();
       }
     }
@@ -358,8 +371,8 @@ TEST(ElementwiseVsReference, VariadicFourInputs) {
   const Tensor d = RandomTensor(DType::kFloat32, {3, 4, 5}, 4);
   for (auto [op, fn] : {NamedKernel{"Max", MaxKernel}, NamedKernel{"Min", MinKernel},
                         NamedKernel{"Sum", SumKernel}, NamedKernel{"Mean", MeanKernel}}) {
-    EXPECT_TENSORS_NEAR(Call(fn, {&a, &b, &c, &d}), ElementwiseReference(op, {}, {&a, &b, &c, &d}),
-                        1e-6, 1e-7);
+    EXPECT_TENSORS_NEAR(testing::CallSingleOutput(fn, {&a, &b, &c, &d}),
+                        ElementwiseReference(op, {}, {&a, &b, &c, &d}), 1e-6, 1e-7);
   }
 }
 
@@ -398,8 +411,8 @@ TEST(ElementwiseErrors, AbsurdBroadcastIsAClearError) {
   // 2^21 x 2^21 bytes = 4 TiB, over kMaxTensorBytes: refused before allocating.
   const Tensor a(DType::kUInt8, {int64_t{1} << 21, 1});
   const Tensor b(DType::kUInt8, {1, int64_t{1} << 21});
-  EXPECT_THROW(Call(AddKernel, {&a, &b}), InvalidArgumentError);
-  EXPECT_THROW(Call(EqualKernel, {&a, &b}), InvalidArgumentError);
+  EXPECT_THROW(testing::CallSingleOutput(AddKernel, {&a, &b}), InvalidArgumentError);
+  EXPECT_THROW(testing::CallSingleOutput(EqualKernel, {&a, &b}), InvalidArgumentError);
 }
 
 TEST(ElementwiseErrors, IntegerDivisionByZero) {
@@ -412,7 +425,7 @@ TEST(ElementwiseErrors, IntegerDivisionByZero) {
   // Floats divide by zero to infinity, no error.
   const Tensor one = Tensor::from_vector<float>({}, {1});
   const Tensor zero = Tensor::from_vector<float>({}, {0});
-  EXPECT_TRUE(std::isinf(Call(DivKernel, {&one, &zero}).data<float>()[0]));
+  EXPECT_TRUE(std::isinf(testing::CallSingleOutput(DivKernel, {&one, &zero}).data<float>()[0]));
 }
 
 TEST(ElementwiseErrors, WrongDTypesCountsAndAttributes) {

@@ -24,91 +24,113 @@ using testing::SupportedIsas;
 
 using NamedKernel = std::pair<const char*, KernelFn>;
 
-Tensor Call(KernelFn fn, std::initializer_list<const Tensor*> inputs, const Attributes& attrs = {},
-            threading::ThreadPool* pool = nullptr, Isa isa = Isa::kPortable) {
-  std::vector<Tensor> out = CallKernel(fn, {pool, isa}, attrs, inputs);
-  EXPECT_EQ(out.size(), 1u);
-  return out.at(0);
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  const T* p = t.data<T>();
-  return std::vector<T>(p, p + t.num_elements());
-}
-
 void ExpectNear(const Tensor& actual, const std::vector<float>& expected) {
-  const std::vector<float> values = Values<float>(actual);
+  const std::vector<float> values = testing::TensorValues<float>(actual);
   ASSERT_EQ(values.size(), expected.size());
   for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], expected[i], 1e-7) << i;
 }
 
 TEST(ElementwiseUnary, HandComputedFloat) {
   const Tensor x = Tensor::from_vector<float>({4}, {-2, -0.5f, 0, 3});
-  EXPECT_EQ(Values<float>(Call(NegKernel, {&x})), (std::vector<float>{2, 0.5f, -0.0f, -3}));
-  EXPECT_EQ(Values<float>(Call(AbsKernel, {&x})), (std::vector<float>{2, 0.5f, 0, 3}));
-  EXPECT_EQ(Values<float>(Call(ReluKernel, {&x})), (std::vector<float>{0, 0, 0, 3}));
-  ExpectNear(Call(LeakyReluKernel, {&x}), {-0.02f, -0.005f, 0, 3});
-  EXPECT_EQ(Values<float>(Call(FloorKernel, {&x})), (std::vector<float>{-2, -1, 0, 3}));
-  EXPECT_EQ(Values<float>(Call(CeilKernel, {&x})), (std::vector<float>{-2, -0.0f, 0, 3}));
-  EXPECT_EQ(Values<float>(Call(SignKernel, {&x})), (std::vector<float>{-1, -1, 0, 1}));
-  ExpectNear(Call(HardSigmoidKernel, {&x}), {0.1f, 0.4f, 0.5f, 1});
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(NegKernel, {&x})),
+            (std::vector<float>{2, 0.5f, -0.0f, -3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(AbsKernel, {&x})),
+            (std::vector<float>{2, 0.5f, 0, 3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ReluKernel, {&x})),
+            (std::vector<float>{0, 0, 0, 3}));
+  ExpectNear(testing::CallSingleOutput(LeakyReluKernel, {&x}), {-0.02f, -0.005f, 0, 3});
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(FloorKernel, {&x})),
+            (std::vector<float>{-2, -1, 0, 3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(CeilKernel, {&x})),
+            (std::vector<float>{-2, -0.0f, 0, 3}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(SignKernel, {&x})),
+            (std::vector<float>{-1, -1, 0, 1}));
+  ExpectNear(testing::CallSingleOutput(HardSigmoidKernel, {&x}), {0.1f, 0.4f, 0.5f, 1});
   // x * clamp(x / 6 + 1/2): -2 / 6 = -1/3, -0.5 * 5/12 = -5/24.
-  ExpectNear(Call(HardSwishKernel, {&x}), {-1.0f / 3, -5.0f / 24, 0, 3});
+  ExpectNear(testing::CallSingleOutput(HardSwishKernel, {&x}), {-1.0f / 3, -5.0f / 24, 0, 3});
   const Tensor p = Tensor::from_vector<float>({3}, {0.25f, 4, 1});
-  EXPECT_EQ(Values<float>(Call(SqrtKernel, {&p})), (std::vector<float>{0.5f, 2, 1}));
-  EXPECT_EQ(Values<float>(Call(ReciprocalKernel, {&p})), (std::vector<float>{4, 0.25f, 1}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(SqrtKernel, {&p})),
+            (std::vector<float>{0.5f, 2, 1}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ReciprocalKernel, {&p})),
+            (std::vector<float>{4, 0.25f, 1}));
   for (Isa isa : SupportedIsas()) {
     const Tensor zero = Tensor::from_vector<float>({1}, {0});
-    EXPECT_EQ(Values<float>(Call(ExpKernel, {&zero}, {}, nullptr, isa)), std::vector<float>{1});
-    EXPECT_EQ(Values<float>(Call(LogKernel, {&zero}, {}, nullptr, isa))[0],
+    EXPECT_EQ(testing::TensorValues<float>(
+                  testing::CallSingleOutput(ExpKernel, {&zero}, {}, nullptr, isa)),
+              std::vector<float>{1});
+    EXPECT_EQ(testing::TensorValues<float>(
+                  testing::CallSingleOutput(LogKernel, {&zero}, {}, nullptr, isa))[0],
               -std::numeric_limits<float>::infinity());
-    EXPECT_EQ(Values<float>(Call(SigmoidKernel, {&zero}, {}, nullptr, isa)),
+    EXPECT_EQ(testing::TensorValues<float>(
+                  testing::CallSingleOutput(SigmoidKernel, {&zero}, {}, nullptr, isa)),
               std::vector<float>{0.5f});
-    EXPECT_EQ(Values<float>(Call(TanhKernel, {&zero}, {}, nullptr, isa)), std::vector<float>{0});
-    EXPECT_EQ(Values<float>(Call(ErfKernel, {&zero}, {}, nullptr, isa)), std::vector<float>{0});
+    EXPECT_EQ(testing::TensorValues<float>(
+                  testing::CallSingleOutput(TanhKernel, {&zero}, {}, nullptr, isa)),
+              std::vector<float>{0});
+    EXPECT_EQ(testing::TensorValues<float>(
+                  testing::CallSingleOutput(ErfKernel, {&zero}, {}, nullptr, isa)),
+              std::vector<float>{0});
     const Tensor one = Tensor::from_vector<float>({1}, {1});
     // Gelu(1) = 0.5 (1 + erf(1 / sqrt 2)) = 0.841344746...
-    EXPECT_NEAR(Values<float>(Call(GeluKernel, {&one}, {}, nullptr, isa))[0], 0.8413447f, 1e-6);
+    EXPECT_NEAR(testing::TensorValues<float>(
+                    testing::CallSingleOutput(GeluKernel, {&one}, {}, nullptr, isa))[0],
+                0.8413447f, 1e-6);
     // Silu(1) = 1 / (1 + e^-1) = 0.731058578...
-    EXPECT_NEAR(Values<float>(Call(SiluKernel, {&one}, {}, nullptr, isa))[0], 0.7310586f, 1e-6);
+    EXPECT_NEAR(testing::TensorValues<float>(
+                    testing::CallSingleOutput(SiluKernel, {&one}, {}, nullptr, isa))[0],
+                0.7310586f, 1e-6);
     // Log(e) = 1, Exp(1) = e.
     const Tensor e = Tensor::from_vector<float>({1}, {2.7182817f});
-    EXPECT_NEAR(Values<float>(Call(LogKernel, {&e}, {}, nullptr, isa))[0], 1.0f, 2e-7);
-    EXPECT_NEAR(Values<float>(Call(ExpKernel, {&one}, {}, nullptr, isa))[0], 2.7182817f, 5e-7);
+    EXPECT_NEAR(testing::TensorValues<float>(
+                    testing::CallSingleOutput(LogKernel, {&e}, {}, nullptr, isa))[0],
+                1.0f, 2e-7);
+    EXPECT_NEAR(testing::TensorValues<float>(
+                    testing::CallSingleOutput(ExpKernel, {&one}, {}, nullptr, isa))[0],
+                2.7182817f, 5e-7);
   }
 }
 
 TEST(ElementwiseUnary, HandComputedInteger) {
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   const Tensor x = Tensor::from_vector<int32_t>({4}, {-5, 0, 7, kMin});
-  EXPECT_EQ(Values<int32_t>(Call(NegKernel, {&x})), (std::vector<int32_t>{5, 0, -7, kMin}));
-  EXPECT_EQ(Values<int32_t>(Call(AbsKernel, {&x})), (std::vector<int32_t>{5, 0, 7, kMin}));
-  EXPECT_EQ(Values<int32_t>(Call(ReluKernel, {&x})), (std::vector<int32_t>{0, 0, 7, 0}));
-  EXPECT_EQ(Values<int32_t>(Call(SignKernel, {&x})), (std::vector<int32_t>{-1, 0, 1, -1}));
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(NegKernel, {&x})),
+            (std::vector<int32_t>{5, 0, -7, kMin}));
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(AbsKernel, {&x})),
+            (std::vector<int32_t>{5, 0, 7, kMin}));
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(ReluKernel, {&x})),
+            (std::vector<int32_t>{0, 0, 7, 0}));
+  EXPECT_EQ(testing::TensorValues<int32_t>(testing::CallSingleOutput(SignKernel, {&x})),
+            (std::vector<int32_t>{-1, 0, 1, -1}));
 }
 
 TEST(ElementwiseUnary, ClipBoundsFromInputsOrAttributes) {
   const Tensor x = Tensor::from_vector<float>({4}, {-3, 0.5f, 2, 9});
   const Tensor low = Tensor::from_vector<float>({}, {0});
   const Tensor high = Tensor::from_vector<float>({}, {4});
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x, &low, &high})),
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x, &low, &high})),
             (std::vector<float>{0, 0.5f, 2, 4}));
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x, nullptr, &high})),
-            (std::vector<float>{-3, 0.5f, 2, 4}));
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x, &low})), (std::vector<float>{0, 0.5f, 2, 9}));
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x})), (std::vector<float>{-3, 0.5f, 2, 9}));
+  EXPECT_EQ(
+      testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x, nullptr, &high})),
+      (std::vector<float>{-3, 0.5f, 2, 4}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x, &low})),
+            (std::vector<float>{0, 0.5f, 2, 9}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x})),
+            (std::vector<float>{-3, 0.5f, 2, 9}));
   const Attributes opset6 = Attributes().set("min", -1.0f).set("max", 1.0f);
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x}, opset6)), (std::vector<float>{-1, 0.5f, 1, 1}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x}, opset6)),
+            (std::vector<float>{-1, 0.5f, 1, 1}));
   // The input wins over the attribute.
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x, &low}, opset6)),
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x, &low}, opset6)),
             (std::vector<float>{0, 0.5f, 1, 1}));
   // min > max: everything becomes max.
-  EXPECT_EQ(Values<float>(Call(ClipKernel, {&x, &high, &low})), (std::vector<float>{0, 0, 0, 0}));
+  EXPECT_EQ(testing::TensorValues<float>(testing::CallSingleOutput(ClipKernel, {&x, &high, &low})),
+            (std::vector<float>{0, 0, 0, 0}));
   const Tensor xi = Tensor::from_vector<uint8_t>({3}, {0, 100, 255});
   const Tensor li = Tensor::from_vector<uint8_t>({1}, {10});
-  EXPECT_EQ(Values<uint8_t>(Call(ClipKernel, {&xi, &li})), (std::vector<uint8_t>{10, 100, 255}));
-  EXPECT_EQ(Values<uint8_t>(Call(ClipKernel, {&xi}, opset6)), (std::vector<uint8_t>{0, 1, 1}));
+  EXPECT_EQ(testing::TensorValues<uint8_t>(testing::CallSingleOutput(ClipKernel, {&xi, &li})),
+            (std::vector<uint8_t>{10, 100, 255}));
+  EXPECT_EQ(testing::TensorValues<uint8_t>(testing::CallSingleOutput(ClipKernel, {&xi}, opset6)),
+            (std::vector<uint8_t>{0, 1, 1}));
 }
 
 TEST(ElementwiseUnary, NaNPassesThrough) {
@@ -118,7 +140,9 @@ TEST(ElementwiseUnary, NaNPassesThrough) {
     for (KernelFn fn : {ReluKernel, LeakyReluKernel, ClipKernel, SigmoidKernel, TanhKernel,
                         HardSigmoidKernel, HardSwishKernel, GeluKernel, SiluKernel, ExpKernel,
                         LogKernel, ErfKernel, SignKernel, AbsKernel}) {
-      for (float v : Values<float>(Call(fn, {&x}, {}, nullptr, isa))) EXPECT_TRUE(std::isnan(v));
+      for (float v :
+           testing::TensorValues<float>(testing::CallSingleOutput(fn, {&x}, {}, nullptr, isa)))
+        EXPECT_TRUE(std::isnan(v));
     }
   }
 }
@@ -168,7 +192,7 @@ TEST(ElementwiseUnaryVsReference, Float32AllThreadCountsAndIsas) {
         Tensor first;
         for (int threads : kThreadCounts) {
           auto pool = PoolWithThreads(threads);
-          const Tensor y = Call(c.fn, {&x}, c.attrs, pool.get(), isa);
+          const Tensor y = testing::CallSingleOutput(c.fn, {&x}, c.attrs, pool.get(), isa);
           const std::string mismatch = CompareTensors(y, expected, c.rtol, c.atol);
           EXPECT_TRUE(mismatch.empty()) << c.op << " n=" << n << " isa " << IsaName(isa)
                                         << " threads " << threads << ": " << mismatch;
@@ -190,7 +214,8 @@ TEST(ElementwiseUnaryVsReference, Float64AndFloat16) {
       const double atol = dtype == DType::kFloat64 ? 1e-15 : 1e-3;
       for (int threads : {1, 3}) {
         auto pool = PoolWithThreads(threads);
-        EXPECT_TENSORS_NEAR(Call(c.fn, {&x}, c.attrs, pool.get()), expected, rtol, atol);
+        EXPECT_TENSORS_NEAR(testing::CallSingleOutput(c.fn, {&x}, c.attrs, pool.get()), expected,
+                            rtol, atol);
       }
     }
   }
@@ -205,8 +230,8 @@ TEST(ElementwiseUnaryVsReference, IntegerDTypes) {
       if (dtype == DType::kUInt8 && std::string_view(op) == "Neg") continue;
       for (int threads : kThreadCounts) {
         auto pool = PoolWithThreads(threads);
-        EXPECT_TRUE(
-            BitwiseEqual(Call(fn, {&x}, {}, pool.get()), ElementwiseReference(op, {}, {&x})))
+        EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(fn, {&x}, {}, pool.get()),
+                                 ElementwiseReference(op, {}, {&x})))
             << op << " " << dtype_name(dtype);
       }
     }
@@ -223,11 +248,13 @@ TEST(ElementwiseUnaryVsReference, ClipAllDTypes) {
     for (Isa isa : SupportedIsas()) {
       for (int threads : kThreadCounts) {
         auto pool = PoolWithThreads(threads);
-        EXPECT_TRUE(BitwiseEqual(Call(ClipKernel, {&x, &low, &high}, {}, pool.get(), isa),
-                                 ElementwiseReference("Clip", {}, {&x, &low, &high})))
+        EXPECT_TRUE(BitwiseEqual(
+            testing::CallSingleOutput(ClipKernel, {&x, &low, &high}, {}, pool.get(), isa),
+            ElementwiseReference("Clip", {}, {&x, &low, &high})))
             << dtype_name(dtype);
-        EXPECT_TRUE(BitwiseEqual(Call(ClipKernel, {&x, nullptr, &high}, {}, pool.get(), isa),
-                                 ElementwiseReference("Clip", {}, {&x, nullptr, &high})))
+        EXPECT_TRUE(BitwiseEqual(
+            testing::CallSingleOutput(ClipKernel, {&x, nullptr, &high}, {}, pool.get(), isa),
+            ElementwiseReference("Clip", {}, {&x, nullptr, &high})))
             << dtype_name(dtype);
       }
     }
@@ -261,8 +288,9 @@ TEST(ElementwiseUnaryErrors, DTypesCountsAndAttributes) {
             "Clip: input 'min' must have dtype float32 (got int32)");
   EXPECT_EQ(testing::KernelErrorOf(ClipKernel, {&f, nullptr, nullptr, &f}),
             "Clip: expected 1 to 3 inputs, got 4");
-  EXPECT_THROW(Call(LeakyReluKernel, {&f}, Attributes().set("alpha", int64_t{1})),
-               InvalidArgumentError);
+  EXPECT_THROW(
+      testing::CallSingleOutput(LeakyReluKernel, {&f}, Attributes().set("alpha", int64_t{1})),
+      InvalidArgumentError);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "kernels/testing/kernel_test_util.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -107,6 +109,13 @@ std::string CompareTensors(const Tensor& actual, const Tensor& expected, double 
     return out.str();
   }
   return "";
+}
+
+Tensor CallSingleOutput(KernelFn fn, std::initializer_list<const Tensor*> inputs,
+                        const Attributes& attrs, threading::ThreadPool* pool, Isa isa) {
+  std::vector<Tensor> out = CallKernel(fn, {pool, isa}, attrs, inputs);
+  EXPECT_EQ(out.size(), 1u);
+  return out.at(0);
 }
 
 std::string ErrorMessageOf(const std::function<void()>& fn) {

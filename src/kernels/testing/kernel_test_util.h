@@ -38,6 +38,19 @@ double ElementAsDouble(const Tensor& tensor, int64_t i);
 // mismatch. Dtypes and shapes must be equal.
 std::string CompareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol);
 
+// Calls a kernel that has one output and returns it (a test failure if it
+// returns another number of outputs).
+Tensor CallSingleOutput(KernelFn fn, std::initializer_list<const Tensor*> inputs,
+                        const Attributes& attrs = {}, threading::ThreadPool* pool = nullptr,
+                        Isa isa = Isa::kPortable);
+
+// The elements of a tensor of C++ type T, in order.
+template <typename T>
+std::vector<T> TensorValues(const Tensor& t) {
+  const T* p = t.data<T>();
+  return std::vector<T>(p, p + t.num_elements());
+}
+
 // The message of the InvalidArgumentError `fn` throws, or "no error".
 std::string ErrorMessageOf(const std::function<void()>& fn);
 
