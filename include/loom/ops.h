@@ -26,15 +26,15 @@
 #include <variant>
 #include <vector>
 
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::ops {
 
 // ---- Any registered operator by its ONNX name ----
 
-using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
-                                    std::vector<float>, std::vector<std::string>, Tensor>;
-using Attributes = std::map<std::string, AttributeValue>;
+using AttributeValue = loom::AttributeValue;
+using Attributes = loom::Attributes;
 
 // Runs ONNX op `op` on `inputs` (a default-constructed Tensor is NOT an
 // absent input; use run_optional for ops with optional inputs in the middle).

@@ -1,0 +1,150 @@
+// Dataflow graphs: the IR that sessions optimize and run.
+//
+// A Graph is plain data, close to ONNX's GraphProto: nodes (an op type,
+// attributes, named inputs and outputs), graph inputs and outputs with a
+// dtype and a possibly symbolic shape, and constant initializers. Values are
+// named by strings; every value is defined exactly once (by a graph input,
+// an initializer or one node output). Node order does not matter — the
+// verifier sorts — so passes may append and erase freely.
+//
+// GraphBuilder writes graphs in code:
+//
+//   loom::GraphBuilder b("tiny");
+//   auto x = b.input("x", loom::DType::kFloat32, {"N", 3, 32, 32});
+//   auto w = b.constant(weights);                       // an initializer
+//   auto y = b.op("Conv", {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+//   b.output(b.op("Relu", {y}), "features");
+//   loom::Graph g = b.build();                          // verified
+//
+// Thread safety: a Graph is a value; concurrent reads are safe, writes are
+// the caller's to serialize.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loom/attributes.h"
+#include "loom/tensor.h"
+
+namespace loom {
+
+// One dimension of a shape: a known size, or a symbol ("N") bound when the
+// graph runs. The same symbol means the same size everywhere in a graph.
+class Dim {
+ public:
+  Dim(int64_t size) : size_(size) {}  // NOLINT: implicit, so {1, 3, 8, 8} reads naturally
+  Dim(int size) : size_(size) {}      // NOLINT
+  Dim(std::string symbol) : size_(-1), symbol_(std::move(symbol)) {}  // NOLINT
+  Dim(const char* symbol) : Dim(std::string(symbol)) {}               // NOLINT
+
+  bool is_known() const { return symbol_.empty(); }
+  int64_t size() const { return size_; }  // -1 when symbolic
+  const std::string& symbol() const { return symbol_; }
+  std::string to_string() const;  // "8" or "N"
+
+  friend bool operator==(const Dim& a, const Dim& b) {
+    return a.size_ == b.size_ && a.symbol_ == b.symbol_;
+  }
+
+ private:
+  int64_t size_;
+  std::string symbol_;
+};
+
+using SymbolicShape = std::vector<Dim>;
+
+// "[N, 3, 224, 224]".
+std::string shape_to_string(const SymbolicShape& shape);
+
+// What is known about a value: its dtype, and its shape when the rank is
+// known (nullopt = unknown rank).
+struct TensorType {
+  DType dtype = DType::kFloat32;
+  std::optional<SymbolicShape> shape;
+
+  std::string to_string() const;  // "float32[N, 3]" or "float32[?]"
+  friend bool operator==(const TensorType&, const TensorType&) = default;
+};
+
+struct ValueInfo {
+  std::string name;
+  TensorType type;
+};
+
+struct Node {
+  std::string name;                  // unique within the graph
+  std::string op_type;               // the ONNX op type ("Conv")
+  std::vector<std::string> inputs;   // value names; "" = an absent optional input
+  std::vector<std::string> outputs;  // value names, each defined here only
+  Attributes attributes;
+};
+
+struct Graph {
+  std::string name = "graph";
+  std::vector<ValueInfo> inputs;               // fed at run time
+  std::vector<ValueInfo> outputs;              // fetched by default; a type may be a guess
+                                               // until shape inference fills it in
+  std::map<std::string, Tensor> initializers;  // constants
+  std::vector<Node> nodes;
+  // Types of intermediate values, filled by shape inference.
+  std::map<std::string, TensorType> value_types;
+
+  // The node named `name`, or null.
+  const Node* find_node(const std::string& name) const;
+  // The node whose outputs include `value`, or null (inputs, initializers).
+  const Node* producer_of(const std::string& value) const;
+
+  // A stable, readable listing (one node per line, in topological order when
+  // the graph has no cycle): what tests compare before and after a pass.
+  std::string to_string() const;
+};
+
+// Checks that `graph` is well formed and throws loom::InvalidArgumentError
+// for the first problem, naming the graph and the node:
+//  - empty, duplicated or reserved names; values defined twice;
+//  - inputs that nothing defines; graph outputs that nothing defines;
+//  - cycles (naming a node on the cycle);
+//  - op types with no kernel — all of them at once, each with its nodes;
+//  - dtypes and shapes that do not fit an op (through type inference).
+// Returns the node indices in a topological order (ties kept in node order).
+std::vector<size_t> verify_graph(const Graph& graph);
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string graph_name = "graph");
+
+  // Declares a graph input and returns its value name.
+  std::string input(std::string name, DType dtype, SymbolicShape shape);
+
+  // Adds an initializer; an empty name gets a fresh one ("const_3").
+  std::string constant(Tensor value, std::string name = "");
+
+  // Adds a node with one output and returns the output's name. An empty node
+  // name gets a fresh one ("Conv_2"); the output is named after the node.
+  std::string op(const std::string& op_type, std::vector<std::string> inputs,
+                 Attributes attributes = {}, std::string name = "");
+
+  // Adds a node with `num_outputs` outputs ("<node>:0", "<node>:1", ...).
+  std::vector<std::string> op_multi(const std::string& op_type, std::vector<std::string> inputs,
+                                    int num_outputs, Attributes attributes = {},
+                                    std::string name = "");
+
+  // Marks `value` as a graph output, renaming it to `name` when given (an
+  // Identity-free rename: the producing node's output is renamed).
+  void output(const std::string& value, std::string name = "");
+
+  // Verifies (verify_graph) and returns the graph. The builder is left empty.
+  Graph build();
+
+ private:
+  std::string FreshNodeName(const std::string& op_type);
+
+  Graph graph_;
+  int next_id_ = 0;
+};
+
+}  // namespace loom

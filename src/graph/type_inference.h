@@ -1,0 +1,29 @@
+// Type inference: the dtype and (possibly symbolic) shape of every value.
+//
+// Walks the nodes in topological order and applies one rule per op type
+// (type_rules.cc's table). A rule reads its inputs' types and the node's
+// attributes (and constant inputs such as Reshape's shape when they are
+// initializers) and returns the outputs' types. Where a shape cannot be known
+// before running (data-dependent, or no rule), the output's shape is left
+// unknown (nullopt) — never guessed.
+//
+// Errors: a dtype or shape that does not fit the op throws
+// loom::InvalidArgumentError naming the node, the op, the input and expected
+// vs. actual, e.g.
+//   "node 'add_3' (Add): inputs 'a' float32[2, 3] and 'b' float32[4] do not
+//    broadcast (axis 1: 3 vs 4)".
+// Symbolic dimensions are compared by name; a symbol meeting a known size is
+// accepted (the run-time check catches a wrong binding).
+#pragma once
+
+#include "loom/graph.h"
+
+namespace loom::graph {
+
+// Fills graph.value_types for every node output and sets the type of every
+// graph output. Declared graph-output types that contradict the inferred ones
+// throw. Requires a structurally valid, acyclic graph (verify_graph's first
+// checks).
+void InferTypes(Graph& graph);
+
+}  // namespace loom::graph
