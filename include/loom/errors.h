@@ -29,4 +29,16 @@ class RuntimeError : public Error {
   using Error::Error;
 };
 
+// A run stopped because its CancellationToken was cancelled (loom/session.h).
+class CancelledError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A run stopped because its deadline passed (loom/session.h).
+class DeadlineExceededError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace loom

@@ -1,13 +1,32 @@
-// The storage behind loom::Tensor (declared opaque in the public header).
+// The storage behind loom::Tensor (declared opaque in the public header):
+// zero-filled, 64-byte aligned bytes from the thread's TensorAllocator
+// (tensor_allocator.h), or from aligned_alloc when none is installed.
 #pragma once
 
-#include "base/aligned_buffer.h"
+#include <cstddef>
+#include <memory>
+
+#include "tensor/tensor_allocator.h"
 
 namespace loom::detail {
 
-class Storage : public base::AlignedBuffer {
+class Storage {
  public:
-  using AlignedBuffer::AlignedBuffer;
+  // Throws loom::RuntimeError naming the size if the allocation fails. A size
+  // of 0 allocates nothing (data() is null).
+  explicit Storage(size_t bytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  std::shared_ptr<TensorAllocator> allocator_;  // null: aligned_alloc
 };
 
 }  // namespace loom::detail

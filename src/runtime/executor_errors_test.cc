@@ -1,0 +1,169 @@
+// How runs fail: a node error mid-graph, cancellation, deadlines, and bad
+// feeds or fetches — each a clear error, no hang, the session still usable.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "kernels/testing/kernel_test_util.h"
+#include "loom/errors.h"
+#include "loom/session.h"
+#include "runtime/testing/test_graphs.h"
+
+namespace loom {
+namespace {
+
+using kernels::testing::ErrorMessageOf;
+
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+SessionOptions PrivatePools(int intra, int inter) {
+  SessionOptions options;
+  options.use_private_thread_pools = true;
+  options.intra_op_threads = intra;
+  options.inter_op_threads = inter;
+  return options;
+}
+
+// x [A, B] → MatMul with a [4, 4] weight → Relu → "y"; a second branch
+// x → Abs → Neg → "z". Feeding B != 4 fails the MatMul at run time.
+Graph GraphThatFailsForWrongWidth() {
+  GraphBuilder b("fails");
+  const std::string x = b.input("x", DType::kFloat32, {"A", "B"});
+  const std::string w = b.constant(Tensor(DType::kFloat32, {4, 4}));
+  b.output(b.op("Relu", {b.op("MatMul", {x, w}, {}, "mm")}, {}, "after_mm"), "y");
+  b.output(b.op("Neg", {b.op("Abs", {x}, {}, "abs")}, {}, "neg"), "z");
+  return b.build();
+}
+
+TEST(ExecutorErrors, FailingNodeStopsTheStepAndNamesTheNode) {
+  for (int inter : {1, 2}) {
+    Session session(GraphThatFailsForWrongWidth(), PrivatePools(1, inter));
+    RunStats stats;
+    try {
+      session.run({{"x", Tensor(DType::kFloat32, {3, 5})}}, {}, {}, &stats);
+      FAIL() << "expected an error";
+    } catch (const InvalidArgumentError& error) {
+      const std::string message = error.what();
+      EXPECT_TRUE(Contains(message, "node 'mm' (MatMul)"));
+      EXPECT_TRUE(Contains(message, "[3, 5]"));  // the cause names the shape
+    }
+    // The Relu after the failed MatMul never ran.
+    EXPECT_LT(stats.nodes_run, 4);
+    // The session still works with a valid feed.
+    const std::vector<Tensor> out = session.run({{"x", Tensor(DType::kFloat32, {3, 4})}});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].shape(), Shape({3, 4}));
+  }
+}
+
+TEST(ExecutorErrors, CancelledBeforeStartRunsNothing) {
+  Session session(runtime::testing::ChainGraph(20, 64), PrivatePools(1, 2));
+  RunOptions options;
+  options.cancellation.emplace();
+  options.cancellation->cancel();
+  RunStats stats;
+  EXPECT_THROW(session.run({{"x", Tensor(DType::kFloat32, {64})}}, {}, options, &stats),
+               CancelledError);
+  EXPECT_EQ(stats.nodes_run, 0);
+}
+
+TEST(ExecutorErrors, CancellingFromAnotherThreadStopsBetweenNodes) {
+  // 2,000 nodes of 256 K elements: about a second of work, cancelled early.
+  Session session(runtime::testing::ChainGraph(2000, 1 << 18), PrivatePools(1, 2));
+  RunOptions options;
+  options.cancellation.emplace();
+  CancellationToken token = *options.cancellation;
+  std::thread canceller([token]() mutable {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    token.cancel();
+  });
+  RunStats stats;
+  EXPECT_THROW(session.run({{"x", Tensor(DType::kFloat32, {1 << 18})}}, {}, options, &stats),
+               CancelledError);
+  canceller.join();
+  EXPECT_GT(stats.nodes_run, 0);
+  EXPECT_LT(stats.nodes_run, 2000);
+}
+
+TEST(ExecutorErrors, DeadlineStopsALongRun) {
+  Session session(runtime::testing::ChainGraph(2000, 1 << 18), PrivatePools(1, 2));
+  RunOptions options;
+  options.timeout = std::chrono::milliseconds(5);
+  RunStats stats;
+  try {
+    session.run({{"x", Tensor(DType::kFloat32, {1 << 18})}}, {}, options, &stats);
+    FAIL() << "expected DeadlineExceededError";
+  } catch (const DeadlineExceededError& error) {
+    EXPECT_TRUE(Contains(std::string(error.what()), "deadline"));
+  }
+  EXPECT_LT(stats.nodes_run, 2000);
+  // A generous deadline does not fire.
+  options.timeout = std::chrono::minutes(10);
+  Session small(runtime::testing::ChainGraph(5, 8));
+  EXPECT_NO_THROW(small.run({{"x", Tensor(DType::kFloat32, {8})}}, {}, options));
+}
+
+TEST(ExecutorErrors, BadFeedsAreRejectedBeforeAnyNodeRuns) {
+  Session session(GraphThatFailsForWrongWidth());
+  const Tensor good(DType::kFloat32, {2, 4});
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] { session.run({}); }),
+                       "graph input 'x' (float32[A, B]) was not fed"));
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] {
+                         session.run({{"x", good}, {"q", good}});
+                       }),
+                       "'q' is not an input of graph 'fails' (its inputs: 'x')"));
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] {
+                         session.run({{"x", Tensor(DType::kInt64, {2, 4})}});
+                       }),
+                       "input 'x' expects float32[A, B], got int64[2, 4] (dtype differs)"));
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] {
+                         session.run({{"x", Tensor(DType::kFloat32, {8})}});
+                       }),
+                       "(rank differs)"));
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] {
+                         session.run({{"x", good}}, {"nope"});
+                       }),
+                       "no value named 'nope'"));
+}
+
+TEST(ExecutorErrors, SymbolicDimensionsBindOnceAcrossInputs) {
+  GraphBuilder b("two_inputs");
+  const std::string x = b.input("x", DType::kFloat32, {"N", 3});
+  const std::string y = b.input("y", DType::kFloat32, {"N", 3});
+  b.output(b.op("Add", {x, y}), "sum");
+  Session session(b.build());
+  EXPECT_NO_THROW(session.run(
+      {{"x", Tensor(DType::kFloat32, {5, 3})}, {"y", Tensor(DType::kFloat32, {5, 3})}}));
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] {
+                         session.run({{"x", Tensor(DType::kFloat32, {5, 3})},
+                                      {"y", Tensor(DType::kFloat32, {2, 3})}});
+                       }),
+                       "dimension 0 'N' is 2, but input 'x' bound it to 5"));
+  EXPECT_TRUE(Contains(ErrorMessageOf([&] {
+                         session.run({{"x", Tensor(DType::kFloat32, {5, 4})},
+                                      {"y", Tensor(DType::kFloat32, {5, 4})}});
+                       }),
+                       "dimension 1 is 4, expected 3"));
+}
+
+TEST(ExecutorErrors, InvalidSessionOptionsAreRejected) {
+  SessionOptions negative;
+  negative.use_private_thread_pools = true;
+  negative.intra_op_threads = -1;
+  EXPECT_TRUE(
+      Contains(ErrorMessageOf([&] { Session s(runtime::testing::ChainGraph(2, 2), negative); }),
+               "thread counts must be >= 0"));
+  SessionOptions level;
+  level.optimization_level = 3;
+  EXPECT_TRUE(
+      Contains(ErrorMessageOf([&] { Session s(runtime::testing::ChainGraph(2, 2), level); }),
+               "optimization_level must be 0, 1 or 2"));
+}
+
+}  // namespace
+}  // namespace loom

@@ -1,0 +1,98 @@
+#include "runtime/feed_check.h"
+
+#include "loom/errors.h"
+
+namespace loom::runtime {
+namespace {
+
+std::string InputNames(const Graph& graph) {
+  std::string names;
+  for (const ValueInfo& input : graph.inputs)
+    names += (names.empty() ? "'" : ", '") + input.name + "'";
+  return names.empty() ? "none" : names;
+}
+
+std::string Describe(const Tensor& tensor) {
+  return std::string(dtype_name(tensor.dtype())) + tensor.shape().to_string();
+}
+
+}  // namespace
+
+std::vector<std::pair<int, Tensor>> CheckFeeds(const Graph& graph, const ExecutionPlan& plan,
+                                               const std::map<std::string, Tensor>& feeds) {
+  std::map<std::string, const ValueInfo*> declared;
+  for (const ValueInfo& input : graph.inputs) declared[input.name] = &input;
+  for (const auto& [name, tensor] : feeds) {
+    if (declared.count(name) == 0) {
+      throw InvalidArgumentError("run: '" + name + "' is not an input of graph '" + graph.name +
+                                 "' (its inputs: " + InputNames(graph) + ")");
+    }
+  }
+  std::map<std::string, std::pair<int64_t, std::string>> symbols;  // symbol → (size, input)
+  std::vector<std::pair<int, Tensor>> result;
+  for (const ValueInfo& input : graph.inputs) {
+    auto fed = feeds.find(input.name);
+    const int slot = plan.FindSlot(input.name);
+    if (fed == feeds.end()) {
+      auto initializer = graph.initializers.find(input.name);
+      if (initializer == graph.initializers.end()) {
+        throw InvalidArgumentError("run: graph input '" + input.name + "' (" +
+                                   input.type.to_string() + ") was not fed");
+      }
+      result.emplace_back(slot, initializer->second);
+      continue;
+    }
+    const Tensor& tensor = fed->second;
+    const std::string what = "run: input '" + input.name + "' expects " + input.type.to_string() +
+                             ", got " + Describe(tensor);
+    if (tensor.dtype() != input.type.dtype) throw InvalidArgumentError(what + " (dtype differs)");
+    if (input.type.shape) {
+      const SymbolicShape& shape = *input.type.shape;
+      if (static_cast<int>(shape.size()) != tensor.shape().rank()) {
+        throw InvalidArgumentError(what + " (rank differs)");
+      }
+      for (size_t axis = 0; axis < shape.size(); ++axis) {
+        const int64_t size = tensor.shape().dims()[axis];
+        const Dim& dim = shape[axis];
+        if (dim.is_known() && dim.size() != size) {
+          throw InvalidArgumentError(what + " (dimension " + std::to_string(axis) + " is " +
+                                     std::to_string(size) + ", expected " +
+                                     std::to_string(dim.size()) + ")");
+        }
+        if (!dim.is_known()) {
+          auto [it, inserted] = symbols.emplace(dim.symbol(), std::pair{size, input.name});
+          if (!inserted && it->second.first != size) {
+            throw InvalidArgumentError(what + " (dimension " + std::to_string(axis) + " '" +
+                                       dim.symbol() + "' is " + std::to_string(size) +
+                                       ", but input '" + it->second.second + "' bound it to " +
+                                       std::to_string(it->second.first) + ")");
+          }
+        }
+      }
+    }
+    result.emplace_back(slot, tensor);
+  }
+  return result;
+}
+
+std::vector<int> ResolveFetches(const Graph& graph, const ExecutionPlan& plan,
+                                const std::vector<std::string>& fetches) {
+  std::vector<int> slots;
+  for (const std::string& fetch : fetches) {
+    const int slot = plan.FindSlot(fetch);
+    if (slot < 0) {
+      std::string outputs;
+      for (const ValueInfo& output : graph.outputs) {
+        outputs += (outputs.empty() ? "'" : ", '") + output.name + "'";
+      }
+      throw InvalidArgumentError("run: no value named '" + fetch + "' in graph '" + graph.name +
+                                 "' (its outputs: " + outputs +
+                                 "; intermediate values that optimization removed cannot be "
+                                 "fetched, use optimization_level 0 to keep them)");
+    }
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+}  // namespace loom::runtime

@@ -1,0 +1,429 @@
+#include "runtime/graph_executor.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "loom/errors.h"
+#include "tensor/tensor_allocator.h"
+#include "threading/thread_pool.h"
+
+namespace loom::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What the trace needs about one node's run; written only by the thread
+// that ran the node, read by the caller after the step.
+struct NodeRecord {
+  bool ran = false;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int inter_worker = -1;  // index in the inter-op pool, -1 = the caller
+  int tid = 0;
+};
+
+// One run's state. Shared (shared_ptr) with the helper tasks it queues on the
+// inter-op pool, because a helper may start after the step is over; it then
+// finds nothing to do and drops its reference.
+class Step : public std::enable_shared_from_this<Step> {
+ public:
+  Step(std::shared_ptr<const ExecutionPlan> plan, const ExecutorResources& resources,
+       const RunOptions& options)
+      : plan_(std::move(plan)),
+        resources_(resources),
+        cancellation_(options.cancellation),
+        trace_(options.trace),
+        start_(Clock::now()),
+        allocator_(std::make_shared<RunAllocator>(resources.buffers)),
+        slots_(plan_->num_slots()),
+        pending_(plan_->nodes().size()),
+        reads_left_(plan_->num_slots()),
+        records_(trace_ ? plan_->nodes().size() : 0) {
+    if (options.timeout.count() > 0) {
+      deadline_ = start_ + std::chrono::duration_cast<Clock::duration>(options.timeout);
+    }
+  }
+
+  // Marks the nodes `fetch_slots` need and counts their producers and reads.
+  void Prepare(std::vector<std::pair<int, Tensor>> feeds, const std::vector<int>& fetch_slots);
+
+  // The caller's part: runs nodes until the step is over, then rethrows the
+  // step's error if any. Returns the fetched tensors.
+  std::vector<Tensor> RunAsCaller(const std::vector<int>& fetch_slots);
+
+  void FillStats(RunStats& stats) const;
+
+ private:
+  // Runs `node` (or, when -1, nodes from the queue) and whatever it makes
+  // ready inline, until nothing is left for this thread.
+  void RunNodes(int node);
+  void RunAsHelper();
+  // Executes one node; false if the step is stopping (the node is skipped).
+  bool Execute(int node);
+  // Counts `node` done: frees inputs read for the last time and returns the
+  // successor to run next on this thread (or -1); queues the others.
+  int Release(int node);
+  // Under mutex_: offers the queue's head to an idle caller or a new helper.
+  void OfferWorkLocked(int node);
+  bool ExpensiveEnoughToHandOff(int node) const;
+  void Stop(std::exception_ptr error);
+  // A deadline or cancellation that has struck, as an error, else null.
+  std::exception_ptr Interruption() const;
+  int64_t SinceStartNs(Clock::time_point t) const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t - start_).count();
+  }
+
+  const std::shared_ptr<const ExecutionPlan> plan_;
+  const ExecutorResources resources_;
+  const std::optional<CancellationToken> cancellation_;
+  const bool trace_;
+  const Clock::time_point start_;
+  std::optional<Clock::time_point> deadline_;
+  const std::shared_ptr<RunAllocator> allocator_;
+
+  std::vector<Tensor> slots_;
+  std::vector<char> needed_;
+  std::vector<char> fetched_;
+  std::vector<std::atomic<int>> pending_;     // per node: producers not finished
+  std::vector<std::atomic<int>> reads_left_;  // per slot
+  std::vector<NodeRecord> records_;
+  std::atomic<int> nodes_left_{0};
+  std::atomic<int> executing_{0};  // nodes running now
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> nodes_run_{0};
+
+  std::mutex mutex_;
+  std::condition_variable caller_wakeup_;
+  std::deque<int> ready_;        // guarded by mutex_
+  int helpers_ = 0;              // guarded: helper runners queued or running
+  bool caller_waiting_ = false;  // guarded
+  std::exception_ptr error_;     // guarded: the first failure
+};
+
+void Step::Prepare(std::vector<std::pair<int, Tensor>> feeds, const std::vector<int>& fetch_slots) {
+  const auto& nodes = plan_->nodes();
+  needed_.assign(nodes.size(), 0);
+  fetched_.assign(plan_->num_slots(), 0);
+  for (auto& [slot, tensor] : feeds) slots_[slot] = std::move(tensor);
+  for (int slot : fetch_slots) fetched_[slot] = 1;
+  // Walk producers backwards from the fetches; nodes are in topological
+  // order, so one reverse pass marks everything upstream.
+  std::vector<char> slot_needed(plan_->num_slots(), 0);
+  for (int slot : fetch_slots) slot_needed[slot] = 1;
+  for (size_t i = nodes.size(); i-- > 0;) {
+    const PlanNode& node = nodes[i];
+    const bool needed = std::any_of(node.outputs.begin(), node.outputs.end(),
+                                    [&](int slot) { return slot_needed[slot] != 0; });
+    if (!needed) continue;
+    needed_[i] = 1;
+    for (int slot : node.inputs) {
+      if (slot >= 0) slot_needed[slot] = 1;
+    }
+  }
+  int count = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!needed_[i]) continue;
+    ++count;
+    pending_[i].store(nodes[i].num_producers, std::memory_order_relaxed);
+    for (int slot : nodes[i].inputs) {
+      if (slot >= 0) reads_left_[slot].fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  nodes_left_.store(count, std::memory_order_relaxed);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (needed_[i] && nodes[i].num_producers == 0) ready_.push_back(static_cast<int>(i));
+  }
+}
+
+std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
+  {
+    std::lock_guard lock(mutex_);
+    // The caller takes the first ready node; offer the others now.
+    for (size_t i = 1; i < ready_.size(); ++i) OfferWorkLocked(ready_[i]);
+  }
+  std::unique_lock lock(mutex_);
+  while (true) {
+    const bool finished = nodes_left_.load(std::memory_order_acquire) == 0;
+    const bool stopped_and_quiet =
+        stop_.load(std::memory_order_seq_cst) && executing_.load(std::memory_order_seq_cst) == 0;
+    if (finished || stopped_and_quiet) break;
+    if (!ready_.empty() && !stop_.load(std::memory_order_relaxed)) {
+      lock.unlock();
+      RunNodes(-1);
+      lock.lock();
+      continue;
+    }
+    caller_waiting_ = true;
+    // Block, never spin: on a busy machine the CPU is better spent by the
+    // threads running nodes. Wake up for the deadline, and poll a
+    // cancellation token (it has no way to notify us) every millisecond.
+    auto wake_at = Clock::time_point::max();
+    if (deadline_) wake_at = *deadline_;
+    if (cancellation_) wake_at = std::min(wake_at, Clock::now() + std::chrono::milliseconds(1));
+    if (wake_at == Clock::time_point::max()) {
+      caller_wakeup_.wait(lock);
+    } else {
+      caller_wakeup_.wait_until(lock, wake_at);
+    }
+    caller_waiting_ = false;
+    if (std::exception_ptr interruption = Interruption()) {
+      lock.unlock();
+      Stop(interruption);
+      lock.lock();
+    }
+  }
+  if (error_) std::rethrow_exception(error_);
+  std::vector<Tensor> outputs;
+  outputs.reserve(fetch_slots.size());
+  for (int slot : fetch_slots) {
+    const Tensor* constant = plan_->constant(slot);
+    outputs.push_back(constant != nullptr ? *constant : slots_[slot]);
+  }
+  return outputs;
+}
+
+void Step::RunNodes(int node) {
+  detail::ScopedTensorAllocator use(allocator_);
+  while (true) {
+    if (node < 0) {
+      std::lock_guard lock(mutex_);
+      if (ready_.empty() || stop_.load(std::memory_order_relaxed)) return;
+      node = ready_.front();
+      ready_.pop_front();
+    }
+    if (!Execute(node)) return;
+    node = Release(node);
+  }
+}
+
+void Step::RunAsHelper() {
+  RunNodes(-1);
+  std::lock_guard lock(mutex_);
+  --helpers_;
+  if (caller_waiting_) caller_wakeup_.notify_one();
+}
+
+bool Step::Execute(int index) {
+  // Announce first, check stop second (both seq_cst), pairing with the
+  // caller's "stop_ then executing_" reads: either we see the stop and skip,
+  // or the caller sees us running and waits for us.
+  executing_.fetch_add(1, std::memory_order_seq_cst);
+  std::exception_ptr interruption = Interruption();
+  if (interruption || stop_.load(std::memory_order_seq_cst)) {
+    if (interruption) Stop(interruption);
+    if (executing_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+      std::lock_guard lock(mutex_);
+      caller_wakeup_.notify_one();
+    }
+    return false;
+  }
+  const PlanNode& node = plan_->nodes()[index];
+  // Most ops have at most a handful of inputs; avoid a heap vector for them.
+  constexpr size_t kInline = 8;
+  const Tensor* inline_inputs[kInline];
+  std::vector<const Tensor*> heap_inputs;
+  const Tensor** inputs = inline_inputs;
+  if (node.inputs.size() > kInline) {
+    heap_inputs.resize(node.inputs.size());
+    inputs = heap_inputs.data();
+  }
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int slot = node.inputs[i];
+    const Tensor* constant = slot < 0 ? nullptr : plan_->constant(slot);
+    inputs[i] = slot < 0 ? nullptr : (constant != nullptr ? constant : &slots_[slot]);
+  }
+  const Clock::time_point begin = Clock::now();
+  bool ok = true;
+  try {
+    const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa()};
+    std::vector<Tensor> outputs =
+        node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()));
+    if (outputs.size() < node.outputs.size()) {
+      throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
+                         " outputs, the graph expects " + std::to_string(node.outputs.size()));
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      slots_[node.outputs[i]] = std::move(outputs[i]);
+    }
+  } catch (...) {
+    ok = false;
+    const std::string prefix = "node '" + node.name + "' (" + node.op_type + "): ";
+    try {
+      throw;
+    } catch (const InvalidArgumentError& e) {
+      Stop(std::make_exception_ptr(InvalidArgumentError(prefix + e.what())));
+    } catch (const std::bad_alloc&) {
+      Stop(std::make_exception_ptr(RuntimeError(prefix + "out of memory")));
+    } catch (const std::exception& e) {
+      Stop(std::make_exception_ptr(RuntimeError(prefix + e.what())));
+    } catch (...) {
+      Stop(std::make_exception_ptr(RuntimeError(prefix + "unknown exception")));
+    }
+  }
+  const Clock::time_point end = Clock::now();
+  if (ok) {
+    const int64_t elapsed = SinceStartNs(end) - SinceStartNs(begin);
+    // Exponential moving average with weight 1/4: follows a shape change
+    // within a few runs, smooths one preempted run.
+    const int64_t average = node.average_ns.load(std::memory_order_relaxed);
+    node.average_ns.store(average < 0 ? elapsed : average + (elapsed - average) / 4,
+                          std::memory_order_relaxed);
+    nodes_run_.fetch_add(1, std::memory_order_relaxed);
+    if (trace_) {
+      NodeRecord& record = records_[index];
+      record.ran = true;
+      record.start_ns = SinceStartNs(begin);
+      record.end_ns = SinceStartNs(end);
+      record.inter_worker =
+          resources_.inter_op_pool ? resources_.inter_op_pool->CurrentWorkerIndex() : -1;
+      record.tid = static_cast<int>(gettid());
+    }
+  }
+  if (executing_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      stop_.load(std::memory_order_seq_cst)) {
+    std::lock_guard lock(mutex_);
+    caller_wakeup_.notify_one();
+  }
+  return ok;
+}
+
+int Step::Release(int index) {
+  const PlanNode& node = plan_->nodes()[index];
+  for (int slot : node.inputs) {
+    // acq_rel: the last reader's release orders every reader's use of the
+    // tensor before the drop.
+    if (slot >= 0 && reads_left_[slot].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+        !fetched_[slot] && plan_->producer(slot) >= 0) {
+      slots_[slot] = Tensor();
+    }
+  }
+  for (int slot : node.outputs) {
+    if (reads_left_[slot].load(std::memory_order_relaxed) == 0 && !fetched_[slot]) {
+      slots_[slot] = Tensor();  // nobody will read it
+    }
+  }
+  int next = -1;
+  std::vector<int> others;
+  for (int successor : node.successors) {
+    if (!needed_[successor]) continue;
+    // acq_rel: our outputs (slots_ writes) happen before the successor runs,
+    // on whichever thread performs the final decrement.
+    if (pending_[successor].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (next < 0) {
+      next = successor;
+    } else {
+      others.push_back(successor);
+    }
+  }
+  if (!others.empty()) {
+    std::lock_guard lock(mutex_);
+    for (int other : others) {
+      ready_.push_back(other);
+      OfferWorkLocked(other);
+    }
+  }
+  if (nodes_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard lock(mutex_);
+    caller_wakeup_.notify_one();
+  }
+  return next;
+}
+
+bool Step::ExpensiveEnoughToHandOff(int node) const {
+  const int64_t average = plan_->nodes()[node].average_ns.load(std::memory_order_relaxed);
+  return average < 0 || average >= kHandOffMinCostNs;
+}
+
+void Step::OfferWorkLocked(int node) {
+  if (!ExpensiveEnoughToHandOff(node)) return;
+  if (caller_waiting_) {
+    caller_waiting_ = false;  // one wake-up per offered node is enough
+    caller_wakeup_.notify_one();
+    return;
+  }
+  const int runners = 1 + helpers_;  // the caller always counts
+  const bool below_inter_limit = runners < resources_.inter_op_threads;
+  // Another runner adds up to intra_op_threads busy threads; beyond the
+  // usable CPUs they would only take turns (and spin) on the same cores.
+  const bool cpus_left = (runners + 1) * resources_.intra_op_threads <= resources_.usable_cpus;
+  if (!below_inter_limit || !cpus_left || resources_.inter_op_pool == nullptr) return;
+  ++helpers_;
+  resources_.inter_op_pool->Schedule([self = shared_from_this()] { self->RunAsHelper(); });
+}
+
+void Step::Stop(std::exception_ptr error) {
+  std::lock_guard lock(mutex_);
+  if (!error_) error_ = std::move(error);
+  stop_.store(true, std::memory_order_seq_cst);
+  caller_wakeup_.notify_one();
+}
+
+std::exception_ptr Step::Interruption() const {
+  if (cancellation_ && cancellation_->cancelled()) {
+    return std::make_exception_ptr(CancelledError("the run was cancelled"));
+  }
+  if (deadline_ && Clock::now() >= *deadline_) {
+    return std::make_exception_ptr(DeadlineExceededError(
+        "the run's deadline passed (" +
+        std::to_string(
+            std::chrono::duration_cast<std::chrono::microseconds>(*deadline_ - start_).count()) +
+        " µs after it started)"));
+  }
+  return nullptr;
+}
+
+void Step::FillStats(RunStats& stats) const {
+  stats.wall_ms = static_cast<double>(SinceStartNs(Clock::now())) / 1e6;
+  stats.peak_bytes = allocator_->peak_bytes();
+  stats.nodes_run = nodes_run_.load(std::memory_order_relaxed);
+  stats.trace.clear();
+  for (size_t i = 0; i < records_.size(); ++i) {
+    const NodeRecord& record = records_[i];
+    if (!record.ran) continue;
+    const PlanNode& node = plan_->nodes()[i];
+    TraceEvent event;
+    event.node = node.name;
+    event.op = node.op_type;
+    event.start_ns = record.start_ns;
+    event.end_ns = record.end_ns;
+    event.thread = record.inter_worker < 0 ? std::string("caller")
+                                           : "loom-inter-" + std::to_string(record.inter_worker);
+    event.tid = record.tid;
+    stats.trace.push_back(std::move(event));
+  }
+  std::stable_sort(
+      stats.trace.begin(), stats.trace.end(),
+      [](const TraceEvent& a, const TraceEvent& b) { return a.start_ns < b.start_ns; });
+}
+
+}  // namespace
+
+std::vector<Tensor> ExecuteStep(const std::shared_ptr<const ExecutionPlan>& plan,
+                                const ExecutorResources& resources,
+                                std::vector<std::pair<int, Tensor>> feeds,
+                                const std::vector<int>& fetch_slots, const RunOptions& options,
+                                RunStats* stats) {
+  auto step = std::make_shared<Step>(plan, resources, options);
+  step->Prepare(std::move(feeds), fetch_slots);
+  std::vector<Tensor> outputs;
+  try {
+    outputs = step->RunAsCaller(fetch_slots);
+  } catch (...) {
+    if (stats != nullptr) step->FillStats(*stats);
+    throw;
+  }
+  if (stats != nullptr) step->FillStats(*stats);
+  return outputs;
+}
+
+}  // namespace loom::runtime

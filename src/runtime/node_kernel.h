@@ -1,0 +1,42 @@
+// NodeKernel: how the executor runs one node — the prepared stage of the
+// kernel lifecycle. Built once per session node:
+//  - Conv with constant float32 weights (and bias): a kernels::PreparedConv,
+//    which packs the weights once;
+//  - MatMul / Gemm with a constant 2-D float32 B: a kernels::PreparedMatMul;
+//  - anything else: the registry kernel with the node's attributes
+//    converted once.
+// Inputs arrive in ONNX order, constants included (a prepared kernel
+// ignores the ones it has baked in).
+//
+// Thread safety: Run is const and may be called concurrently.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kernels/op_kernel.h"
+#include "loom/graph.h"
+
+namespace loom::kernels {
+struct KernelRegistration;
+}
+
+namespace loom::runtime {
+
+class NodeKernel {
+ public:
+  virtual ~NodeKernel() = default;
+  virtual std::vector<Tensor> Run(const kernels::KernelContext& ctx,
+                                  kernels::KernelInputs inputs) const = 0;
+  // "registry", "prepared conv", "prepared matmul": for tests and traces.
+  virtual const char* kind() const = 0;
+};
+
+// Builds the kernel for `node`; `constants[i]` is input i's value when it is
+// an initializer, else null. Throws InvalidArgumentError when preparing
+// fails (weights that do not fit the attributes).
+std::unique_ptr<NodeKernel> MakeNodeKernel(const Node& node,
+                                           const std::vector<const Tensor*>& constants,
+                                           kernels::Isa isa);
+
+}  // namespace loom::runtime

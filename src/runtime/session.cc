@@ -1,0 +1,121 @@
+#include "loom/session.h"
+
+#include <set>
+
+#include "graph/passes/kernel_attributes.h"
+#include "graph/passes/passes.h"
+#include "kernels/registry.h"
+#include "loom/errors.h"
+#include "runtime/buffer_pool.h"
+#include "runtime/execution_plan.h"
+#include "runtime/feed_check.h"
+#include "runtime/graph_executor.h"
+#include "runtime/process_isa.h"
+#include "threading/runtime.h"
+
+namespace loom {
+namespace {
+
+// Idle buffers a session keeps for reuse. Bounded so a session that once ran
+// a huge batch does not pin that memory forever; ResNet-50 at batch 32 needs
+// about 1.2 GB of activations at its peak, far less live at once.
+constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+
+std::unique_ptr<threading::Runtime> MakePrivateRuntime(const SessionOptions& options) {
+  if (options.intra_op_threads < 0 || options.inter_op_threads < 0) {
+    throw InvalidArgumentError(
+        "SessionOptions: thread counts must be >= 0 (0 = automatic), got intra_op_threads=" +
+        std::to_string(options.intra_op_threads) +
+        ", inter_op_threads=" + std::to_string(options.inter_op_threads));
+  }
+  if (options.intra_op_threads > config::threading::kMaxThreads ||
+      options.inter_op_threads > config::threading::kMaxThreads) {
+    throw InvalidArgumentError("SessionOptions: thread counts must be at most " +
+                               std::to_string(config::threading::kMaxThreads));
+  }
+  threading::ResolvedThreading settings = threading::GlobalRuntime().settings();
+  const int usable = settings.cpu.usable;
+  settings.intra_op_threads = {options.intra_op_threads > 0 ? options.intra_op_threads : usable,
+                               options.intra_op_threads > 0 ? "session" : "auto"};
+  settings.inter_op_threads = {options.inter_op_threads > 0 ? options.inter_op_threads
+                                                            : threading::AutoInterOpThreads(usable),
+                               options.inter_op_threads > 0 ? "session" : "auto"};
+  return std::make_unique<threading::Runtime>(settings);
+}
+
+}  // namespace
+
+struct Session::Impl {
+  SessionOptions options;
+  Graph graph;
+  std::unique_ptr<threading::Runtime> private_runtime;  // declared before use below
+  threading::Runtime* runtime = nullptr;
+  std::shared_ptr<const runtime::ExecutionPlan> plan;
+  runtime::ExecutorResources resources;
+  std::vector<int> default_fetches;
+};
+
+Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  if (options.optimization_level < 0 || options.optimization_level > 2) {
+    throw InvalidArgumentError("SessionOptions: optimization_level must be 0, 1 or 2, got " +
+                               std::to_string(options.optimization_level));
+  }
+  // Starting the global runtime freezes the configuration, as TensorFlow's
+  // first session does, even when this session uses private pools.
+  threading::Runtime& global = threading::GlobalRuntime();
+  if (options.use_private_thread_pools) {
+    impl_->private_runtime = MakePrivateRuntime(options);
+    impl_->runtime = impl_->private_runtime.get();
+  } else {
+    impl_->runtime = &global;
+  }
+  const kernels::Isa isa = runtime::ProcessIsa();
+  threading::ThreadPool* intra_pool = impl_->runtime->intra_op_pool();
+
+  verify_graph(graph);
+  graph::OptimizationOptions optimization;
+  optimization.level = options.optimization_level;
+  optimization.evaluate = [intra_pool, isa](const Node& node,
+                                            const std::vector<const Tensor*>& inputs) {
+    const kernels::KernelRegistration* registration = kernels::FindKernel(node.op_type);
+    if (registration == nullptr) throw InvalidArgumentError("no kernel for '" + node.op_type + "'");
+    return kernels::RunKernel(*registration, {intra_pool, isa},
+                              graph::ToKernelAttributes(node.attributes),
+                              kernels::KernelInputs(inputs.data(), inputs.size()));
+  };
+  graph::OptimizeGraph(graph, optimization);
+  verify_graph(graph);
+  impl_->graph = std::move(graph);
+  impl_->plan = std::make_shared<runtime::ExecutionPlan>(impl_->graph, isa);
+
+  const threading::ResolvedThreading& settings = impl_->runtime->settings();
+  impl_->resources.intra_op_pool = intra_pool;
+  impl_->resources.inter_op_pool = impl_->runtime->inter_op_pool();
+  impl_->resources.intra_op_threads = settings.intra_op_threads.value;
+  impl_->resources.inter_op_threads = settings.inter_op_threads.value;
+  impl_->resources.usable_cpus = settings.cpu.usable;
+  impl_->resources.buffers = std::make_shared<runtime::BufferPool>(kMaxCachedBytes);
+  impl_->default_fetches = impl_->plan->output_slots();
+}
+
+Session::~Session() = default;
+
+std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& feeds,
+                                 const std::vector<std::string>& fetches, const RunOptions& options,
+                                 RunStats* stats) const {
+  std::vector<std::pair<int, Tensor>> fed = runtime::CheckFeeds(impl_->graph, *impl_->plan, feeds);
+  std::vector<int> fetch_slots = fetches.empty()
+                                     ? impl_->default_fetches
+                                     : runtime::ResolveFetches(impl_->graph, *impl_->plan, fetches);
+  return runtime::ExecuteStep(impl_->plan, impl_->resources, std::move(fed), fetch_slots, options,
+                              stats);
+}
+
+const std::vector<ValueInfo>& Session::inputs() const { return impl_->graph.inputs; }
+const std::vector<ValueInfo>& Session::outputs() const { return impl_->graph.outputs; }
+const Graph& Session::graph() const { return impl_->graph; }
+int Session::intra_op_threads() const { return impl_->resources.intra_op_threads; }
+int Session::inter_op_threads() const { return impl_->resources.inter_op_threads; }
+
+}  // namespace loom

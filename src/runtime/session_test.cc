@@ -1,0 +1,102 @@
+#include "loom/session.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "kernels/testing/kernel_test_util.h"
+#include "loom/errors.h"
+#include "loom/ops.h"
+#include "platform/thread_identity.h"
+#include "runtime/testing/test_graphs.h"
+
+namespace loom {
+namespace {
+
+int CountThreadsNamed(const std::string& prefix) {
+  int count = 0;
+  for (const platform::OsThread& thread : platform::ListProcessThreads()) {
+    if (thread.name.rfind(prefix, 0) == 0) ++count;
+  }
+  return count;
+}
+
+TEST(Session, MatchesTheSameOpsRunEagerly) {
+  const Graph graph = runtime::testing::SmallConvNet();
+  Session session(graph);
+  const Tensor x = kernels::testing::RandomTensor(DType::kFloat32, Shape({2, 3, 16, 16}), 11);
+  const std::vector<Tensor> out = session.run({{"x", x}});
+  ASSERT_EQ(out.size(), 2u);
+
+  // The same network, op by op through the eager API, on the unoptimized
+  // graph's nodes in their topological order.
+  std::map<std::string, Tensor> values = graph.initializers;
+  values["x"] = x;
+  for (size_t index : verify_graph(graph)) {
+    const Node& node = graph.nodes[index];
+    std::vector<const Tensor*> inputs;
+    for (const std::string& input : node.inputs) inputs.push_back(&values.at(input));
+    std::vector<Tensor> results = ops::run_optional(node.op_type, inputs, node.attributes);
+    for (size_t i = 0; i < node.outputs.size(); ++i) values[node.outputs[i]] = results[i];
+  }
+  // Fusion changes the order of float operations slightly.
+  EXPECT_TENSORS_NEAR(out[0], values.at("logits"), 1e-5, 1e-5);
+  EXPECT_TENSORS_NEAR(out[1], values.at("features"), 1e-5, 1e-5);
+  EXPECT_EQ(out[0].shape(), Shape({2, 10}));
+}
+
+TEST(Session, ListsInputsAndOutputsWithTheirTypes) {
+  Session session(runtime::testing::SmallConvNet());
+  ASSERT_EQ(session.inputs().size(), 1u);
+  EXPECT_EQ(session.inputs()[0].name, "x");
+  EXPECT_EQ(session.inputs()[0].type.to_string(), "float32[N, 3, 16, 16]");
+  ASSERT_EQ(session.outputs().size(), 2u);
+  EXPECT_EQ(session.outputs()[0].name, "logits");
+  EXPECT_EQ(session.outputs()[1].name, "features");
+}
+
+TEST(Session, OptimizationFusesBiasAndActivationIntoConv) {
+  SessionOptions none;
+  none.optimization_level = 0;
+  Session plain(runtime::testing::SmallConvNet(), none);
+  Session optimized(runtime::testing::SmallConvNet());
+  EXPECT_LT(optimized.graph().nodes.size(), plain.graph().nodes.size());
+  bool fused = false;
+  for (const Node& node : optimized.graph().nodes) {
+    if (node.op_type == "Conv" && node.attributes.count("activation")) fused = true;
+  }
+  EXPECT_TRUE(fused) << optimized.graph().to_string();
+}
+
+TEST(Session, PrivatePoolsAreCreatedAndJoinedWithTheSession) {
+  const int intra_before = CountThreadsNamed("loom-intra-");
+  const int inter_before = CountThreadsNamed("loom-inter-");
+  {
+    SessionOptions options;
+    options.use_private_thread_pools = true;
+    options.intra_op_threads = 3;  // the caller + 2 workers
+    options.inter_op_threads = 2;
+    Session session(runtime::testing::ChainGraph(3, 4), options);
+    EXPECT_EQ(session.intra_op_threads(), 3);
+    EXPECT_EQ(session.inter_op_threads(), 2);
+    EXPECT_EQ(CountThreadsNamed("loom-intra-"), intra_before + 2);
+    EXPECT_EQ(CountThreadsNamed("loom-inter-"), inter_before + 2);
+    session.run({{"x", Tensor(DType::kFloat32, {4})}});
+  }
+  EXPECT_EQ(CountThreadsNamed("loom-intra-"), intra_before);
+  EXPECT_EQ(CountThreadsNamed("loom-inter-"), inter_before);
+}
+
+TEST(Session, InvalidGraphIsRejectedAtConstruction) {
+  Graph graph = runtime::testing::ChainGraph(3, 4);
+  graph.nodes[1].inputs[0] = "missing";
+  try {
+    Session session(graph);
+    FAIL() << "expected InvalidArgumentError";
+  } catch (const InvalidArgumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("'missing'"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace loom

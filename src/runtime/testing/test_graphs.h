@@ -1,0 +1,30 @@
+// Synthetic graphs with a known shape of parallelism, for the executor's
+// tests and benchmarks. Weights come from a fixed seed, so two calls build
+// the same graph.
+#pragma once
+
+#include <cstdint>
+
+#include "loom/graph.h"
+
+namespace loom::runtime::testing {
+
+// x [rows, width] → two independent branches, each `depth` × (MatMul with a
+// [width, width] weight → Relu), joined by Add → output "y". Node names are
+// "a_matmul_<i>", "a_relu_<i>", "b_matmul_<i>", "b_relu_<i>", "join".
+Graph TwoBranchGraph(int64_t rows, int64_t width, int depth);
+
+// x [elements] → `length` unary nodes in a chain (Abs, Neg, Neg, Relu,
+// repeated; for x = 1 every value is 1 except after each first Neg, -1) →
+// output "y". Node i is "n<i>".
+Graph ChainGraph(int length, int64_t elements);
+
+// x [elements] → `width` independent Relu nodes → Sum of all → "y".
+Graph FanOutGraph(int width, int64_t elements);
+
+// A small conv net with a residual block and two heads: the kind of graph
+// concurrency tests run many times. Input "x" [N, 3, 16, 16]; outputs
+// "logits" [N, 10] and "features" [N, 8].
+Graph SmallConvNet();
+
+}  // namespace loom::runtime::testing
