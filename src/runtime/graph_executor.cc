@@ -340,8 +340,22 @@ int Step::Release(int index) {
 }
 
 bool Step::ExpensiveEnoughToHandOff(int node) const {
-  const int64_t average = plan_->nodes()[node].average_ns.load(std::memory_order_relaxed);
-  return average < 0 || average >= kHandOffMinCostNs;
+  // Whoever takes `node` also runs the chain behind it inline (successors
+  // that wait for nothing else), so that chain's time is what a hand-off
+  // buys. Bounded walk: the sum only has to reach the threshold.
+  constexpr int kMaxChainSteps = 16;
+  const auto& nodes = plan_->nodes();
+  int64_t total = 0;
+  for (int step = 0; step < kMaxChainSteps; ++step) {
+    const int64_t average = nodes[node].average_ns.load(std::memory_order_relaxed);
+    if (average < 0) return true;  // not measured yet: find out in parallel
+    total += average;
+    if (total >= resources_.hand_off_min_cost_ns) return true;
+    const std::vector<int>& successors = nodes[node].successors;
+    if (successors.size() != 1 || nodes[successors[0]].num_producers != 1) return false;
+    node = successors[0];
+  }
+  return false;
 }
 
 void Step::OfferWorkLocked(int node) {
@@ -355,7 +369,8 @@ void Step::OfferWorkLocked(int node) {
   const bool below_inter_limit = runners < resources_.inter_op_threads;
   // Another runner adds up to intra_op_threads busy threads; beyond the
   // usable CPUs they would only take turns (and spin) on the same cores.
-  const bool cpus_left = (runners + 1) * resources_.intra_op_threads <= resources_.usable_cpus;
+  const bool cpus_left = !resources_.respect_cpu_budget ||
+                         (runners + 1) * resources_.intra_op_threads <= resources_.usable_cpus;
   if (!below_inter_limit || !cpus_left || resources_.inter_op_pool == nullptr) return;
   ++helpers_;
   resources_.inter_op_pool->Schedule([self = shared_from_this()] { self->RunAsHelper(); });

@@ -6,11 +6,13 @@
 //    the same thread (a chain never changes threads). Further successors
 //    made ready go to the step's ready queue.
 //  - A queued node is offered to another runner — the caller, if it is
-//    idle-waiting, else a new helper runner on the inter-op pool — only if it
-//    is expensive (moving-average time >= kHandOffMinCostNs, or not yet
-//    measured), the step has fewer than inter_op_threads runners, and the
-//    runners' intra-op threads would still fit the usable CPUs. Cheap nodes
-//    wait in the queue for a runner that is already awake.
+//    idle-waiting, else a new helper runner on the inter-op pool — only if
+//    the work it starts is expensive: the moving-average time of the node
+//    plus the chain behind it (successors with no other producer, which the
+//    taker runs inline) is >= kHandOffMinCostNs, or not yet measured. A
+//    new helper also needs the step to have fewer than inter_op_threads
+//    runners, and the runners' intra-op threads to still fit the usable
+//    CPUs. Cheap work waits in the queue for a runner that is already awake.
 //  - Runners exit when the queue is empty; the caller waits (blocking, never
 //    spinning) until every needed node has run, or until the step stopped
 //    and no node is running.
@@ -48,6 +50,9 @@ struct ExecutorResources {
   int inter_op_threads = 1;
   int usable_cpus = 1;
   std::shared_ptr<BufferPool> buffers;
+  // The rule's two knobs, variable so bench/runtime can measure the choice.
+  int64_t hand_off_min_cost_ns = kHandOffMinCostNs;
+  bool respect_cpu_budget = true;
 };
 
 // Runs the nodes needed for `fetch_slots`, given `feeds` (slot, tensor) that

@@ -5,8 +5,10 @@
 #include <string>
 
 #include "kernels/testing/kernel_test_util.h"
+#include "loom/config.h"
 #include "loom/errors.h"
 #include "loom/ops.h"
+#include "loom/runtime.h"
 #include "platform/thread_identity.h"
 #include "runtime/testing/test_graphs.h"
 
@@ -19,6 +21,17 @@ int CountThreadsNamed(const std::string& prefix) {
     if (thread.name.rfind(prefix, 0) == 0) ++count;
   }
   return count;
+}
+
+// ctest runs each test in its own process, so this one sees a fresh runtime.
+TEST(Session, CreatingTheFirstSessionStartsTheRuntimeAndFreezesTheConfiguration) {
+  if (runtime_started()) GTEST_SKIP() << "runtime already started by an earlier test";
+  config::threading::set_inter_op_parallelism_threads(3);
+  Session session(runtime::testing::ChainGraph(2, 4));
+  EXPECT_TRUE(runtime_started());
+  EXPECT_EQ(session.inter_op_threads(), config::threading::get_inter_op_parallelism_threads());
+  EXPECT_THROW(config::threading::set_inter_op_parallelism_threads(2), RuntimeError);
+  EXPECT_NO_THROW(config::threading::set_inter_op_parallelism_threads(3));
 }
 
 TEST(Session, MatchesTheSameOpsRunEagerly) {
@@ -69,6 +82,7 @@ TEST(Session, OptimizationFusesBiasAndActivationIntoConv) {
 }
 
 TEST(Session, PrivatePoolsAreCreatedAndJoinedWithTheSession) {
+  start_runtime();  // the global pools exist before counting
   const int intra_before = CountThreadsNamed("loom-intra-");
   const int inter_before = CountThreadsNamed("loom-inter-");
   {

@@ -1,11 +1,23 @@
 // Graph passes: each rewrites a Graph in place and returns whether it changed
 // anything. One pass per file, each with a test comparing Graph::to_string()
-// before and after.
+// before and after and running both graphs (passes/testing/graph_eval.h) on
+// random inputs.
 //
 // Passes keep the graph valid (verify_graph passes after each) and keep every
 // graph input and output name. They never run kernels themselves: constant
 // folding receives an evaluator from the runtime layer (layering:
-// graph must not run kernels).
+// graph must not run kernels). A pass reads a value as constant only when it
+// is an initializer that is not also a graph input (such an initializer is
+// a default the caller may override). Rewrites that would need a shape the
+// graph does not tell are skipped, never guessed. Stale value_types entries
+// of removed values are dropped; new ones wait for InferTypes.
+//
+// Layout: the kernels run NCHW natively, as ONNX models are written, so there
+// is no layout pass; one would go here if an NHWC kernel ever wins.
+//
+// Errors: FoldConstants rethrows a kernel error as InvalidArgumentError
+// naming the node; the other passes throw nothing on a valid graph (a
+// pattern that does not fit is simply not rewritten).
 #pragma once
 
 #include <functional>
@@ -20,27 +32,41 @@ namespace loom::graph {
 using NodeEvaluator =
     std::function<std::vector<Tensor>(const Node& node, const std::vector<const Tensor*>& inputs)>;
 
-// Replaces every node whose inputs are all initializers by initializers
-// holding its outputs, computed by `evaluate`. Graph outputs stay produced by
-// a node (an Identity of the folded constant) so fetch names are unchanged.
+// Replaces every node whose inputs are all constants (Constant nodes
+// included) by initializers holding its outputs, computed by `evaluate`;
+// chains fold in one call. Graph outputs stay produced by a node: the value
+// goes into a fresh initializer "<output>_folded" read by an Identity that
+// takes the folded node's name, so fetch names are unchanged. A node is left
+// alone when its outputs would exceed max(16 MiB, 2 x its inputs' bytes)
+// (ConstantOfShape, Expand, Tile, Range and Pad are sized before running).
+// Initializers only the folded nodes read are removed. Throws
+// InvalidArgumentError when `evaluate` is empty or fails on a node.
 bool FoldConstants(Graph& graph, const NodeEvaluator& evaluate);
 
-// Removes nodes none of whose outputs reach a graph output, and initializers
-// no remaining node uses.
+// Bypasses Identity nodes whose output is not a graph output (consumers read
+// the Identity's input), then removes nodes none of whose outputs reach a
+// graph output, and initializers no remaining node uses (graph inputs, and
+// initializers backing them, always stay).
 bool EliminateDeadNodes(Graph& graph);
 
 // Conv (or Gemm with a constant B) followed by an inference BatchNormalization
-// whose parameters are constants: scales the weights and bias so the
-// BatchNormalization disappears. Only when the conv output has no other
-// consumer.
+// (one output, training_mode 0) whose parameters are float32 constants:
+// scales the weights and bias (fresh initializers "<W>_bn" and "<B>_bn", or
+// "<node>_bias_bn" when it had none) so the BatchNormalization disappears. The Conv/Gemm keeps its
+// name and takes the BatchNormalization's output name. Only when the conv output has no other
+// consumer, is not a graph output, the Conv/Gemm has no fused activation
+// and its bias (Gemm: C, with beta folded in) is absent or constant.
 bool FoldBatchNormalization(Graph& graph);
 
-// Conv/Gemm (+ Add of a constant per-channel bias) (+ an activation: Relu,
-// LeakyRelu, Clip with constant bounds, Sigmoid, Tanh, HardSigmoid,
-// HardSwish, Silu (Mul(x, Sigmoid(x)) too), Gelu) → one Conv/Gemm node with a
-// bias input and the "activation"/"activation_params" attributes
-// (kernels/fused_activation.h). Only when each intermediate has one consumer
-// and is not a graph output.
+// Conv/Gemm (+ Add of a constant per-channel bias when it has no bias yet)
+// (+ an activation: Relu, LeakyRelu, Clip with constant bounds, Sigmoid,
+// Tanh, HardSigmoid, HardSwish, Silu (Mul(x, Sigmoid(x)) too), Gelu) → one
+// Conv/Gemm node with a bias input and the "activation"/"activation_params"
+// attributes (kernels/fused_activation.h). Per-channel means varying along
+// axis 1 only: Conv [1, M, 1, 1] or [M, 1, 1] (not [M], which broadcasts
+// along the last axis); Gemm [N] or [1, N]. Only when each intermediate has
+// one consumer and is not a graph output. MatMul is not fused: its kernel
+// ignores the activation attributes.
 bool FuseBiasAndActivation(Graph& graph);
 
 struct OptimizationOptions {
@@ -50,7 +76,11 @@ struct OptimizationOptions {
   NodeEvaluator evaluate;  // required for level >= 1
 };
 
-// Runs the passes in order, to a fixed point, then type inference.
+// Level >= 1 verifies the graph, then repeats dead-node elimination, constant
+// folding and (level 2) batch-norm folding and fusion until none changes
+// anything; every level ends with type inference. Throws
+// InvalidArgumentError for a level outside 0..2, a missing evaluator at
+// level >= 1, or an invalid graph.
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options);
 
 }  // namespace loom::graph

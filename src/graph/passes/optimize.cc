@@ -1,0 +1,45 @@
+#include <string>
+
+#include "graph/passes/passes.h"
+#include "graph/type_inference.h"
+#include "loom/errors.h"
+
+namespace loom::graph {
+namespace {
+
+// Each round either shrinks the graph or changes nothing, so a fixed point
+// comes within a few rounds; the cap only turns a pass bug that undoes
+// another pass's work into a bounded loop instead of a hang.
+constexpr int kMaxRounds = 64;
+
+}  // namespace
+
+void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
+  if (options.level < 0 || options.level > 2) {
+    throw InvalidArgumentError("OptimizeGraph: level must be 0, 1 or 2 (got " +
+                               std::to_string(options.level) + ")");
+  }
+  if (options.level >= 1) {
+    if (!options.evaluate) {
+      throw InvalidArgumentError("OptimizeGraph: level " + std::to_string(options.level) +
+                                 " folds constants and needs an evaluator (options.evaluate)");
+    }
+    // The passes rely on a well-formed, acyclic graph.
+    verify_graph(graph);
+    for (int round = 0; round < kMaxRounds; ++round) {
+      // Dead nodes first, so folding never evaluates what nobody reads.
+      bool changed = EliminateDeadNodes(graph);
+      changed = FoldConstants(graph, options.evaluate) || changed;
+      if (options.level >= 2) {
+        // Batch norm before fusion: folding needs the bare Conv/Gemm, and
+        // the bias it leaves is what fusion then keeps.
+        changed = FoldBatchNormalization(graph) || changed;
+        changed = FuseBiasAndActivation(graph) || changed;
+      }
+      if (!changed) break;
+    }
+  }
+  InferTypes(graph);
+}
+
+}  // namespace loom::graph
