@@ -50,8 +50,11 @@ void GraphBuilder::output(const std::string& value, std::string name) {
       if (output == value) producer = &node;
     }
   }
-  if (producer == nullptr) {
-    // A graph input or constant cannot be renamed in place.
+  bool already_output = false;
+  for (const ValueInfo& existing : graph_.outputs) already_output |= existing.name == value;
+  if (producer == nullptr || already_output) {
+    // A graph input or constant cannot be renamed in place, nor a value
+    // already fetched under its own name (that output would disappear).
     op("Identity", {value}, {}, name + "_identity");
     graph_.nodes.back().outputs = {name};
   } else {
@@ -62,9 +65,6 @@ void GraphBuilder::output(const std::string& value, std::string name) {
       for (std::string& input : node.inputs) {
         if (input == value) input = name;
       }
-    }
-    for (ValueInfo& existing : graph_.outputs) {
-      if (existing.name == value) existing.name = name;
     }
   }
   graph_.outputs.push_back({name, {}});

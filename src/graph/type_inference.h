@@ -3,9 +3,13 @@
 // Walks the nodes in topological order and applies one rule per op type
 // (type_rules.cc's table). A rule reads its inputs' types and the node's
 // attributes (and constant inputs such as Reshape's shape when they are
-// initializers) and returns the outputs' types. Where a shape cannot be known
-// before running (data-dependent, or no rule), the output's shape is left
-// unknown (nullopt) — never guessed.
+// initializers, or Constant nodes) and returns the outputs' types. Where a
+// dimension cannot be known before running (data-dependent), it becomes a
+// fresh symbol "?<node>.<k>" (type_rules.h: IsUnknownDim), so the rank
+// survives; a shape is nullopt only when even the rank is unknown. Never
+// guessed. value_types is rebuilt from scratch on every call. A declared
+// graph-output type without a shape is a placeholder (GraphBuilder::output
+// declares one); one with a shape is checked.
 //
 // Errors: a dtype or shape that does not fit the op throws
 // loom::InvalidArgumentError naming the node, the op, the input and expected

@@ -1,0 +1,223 @@
+// Type rules of the window ops: Conv, MaxPool, AveragePool and the global
+// pools. Output sizes follow kernels/spatial_geometry.h axis by axis; a
+// symbolic input size gives an unknown output size.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "graph/type_rules.h"
+
+namespace loom::graph {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::vector<int64_t> PositiveList(const NodeTypeContext& ctx, std::string_view name, size_t rank) {
+  std::vector<int64_t> values = ctx.GetInts(name, std::vector<int64_t>(rank, 1));
+  if (values.size() != rank) {
+    ctx.Fail("attribute '" + std::string(name) + "' " + IntsToString(values) + " must have " +
+             std::to_string(rank) + " values, one per spatial axis");
+  }
+  for (int64_t v : values) {
+    if (v <= 0) {
+      ctx.Fail("attribute '" + std::string(name) + "' " + IntsToString(values) +
+               " must be positive");
+    }
+  }
+  return values;
+}
+
+// The spatial output dims of a window of `kernel` sliding over `input`
+// (both one entry per spatial axis), with the node's strides, dilations,
+// pads, auto_pad and (pooling only) ceil_mode.
+SymbolicShape WindowOutputDims(const NodeTypeContext& ctx, const SymbolicShape& input,
+                               const std::vector<int64_t>& kernel, bool allow_ceil_mode) {
+  const size_t rank = kernel.size();
+  for (int64_t k : kernel) {
+    if (k <= 0) ctx.Fail("kernel shape " + IntsToString(kernel) + " must be positive");
+  }
+  const std::vector<int64_t> strides = PositiveList(ctx, "strides", rank);
+  const std::vector<int64_t> dilations = PositiveList(ctx, "dilations", rank);
+  const int64_t ceil_mode = ctx.GetInt("ceil_mode", 0);
+  if (ceil_mode != 0 && !allow_ceil_mode) ctx.Fail("attribute 'ceil_mode' is not supported");
+  const std::string auto_pad = ctx.GetString("auto_pad", "NOTSET");
+  const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  if (!same && auto_pad != "NOTSET" && auto_pad != "VALID") {
+    ctx.Fail("attribute 'auto_pad' must be NOTSET, SAME_UPPER, SAME_LOWER or VALID (got '" +
+             auto_pad + "')");
+  }
+  std::vector<int64_t> pads(2 * rank, 0);
+  if (auto_pad == "NOTSET") pads = ctx.GetInts("pads", pads);
+  if (pads.size() != 2 * rank) {
+    ctx.Fail("attribute 'pads' " + IntsToString(pads) + " must have " + std::to_string(2 * rank) +
+             " values (begin and end per spatial axis)");
+  }
+  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) {
+    ctx.Fail("attribute 'pads' " + IntsToString(pads) + " must not be negative");
+  }
+
+  SymbolicShape out;
+  for (size_t i = 0; i < rank; ++i) {
+    if (!input[i].is_known()) {
+      out.push_back(ctx.UnknownDim());
+      continue;
+    }
+    const int64_t in = input[i].size();
+    if (same) {
+      out.push_back(Dim(CeilDiv(in, strides[i])));
+      continue;
+    }
+    const int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
+    const int64_t padded = in + pads[i] + pads[i + rank];
+    if (extent > padded) {
+      ctx.Fail("window extent " + std::to_string(extent) + " on spatial axis " + std::to_string(i) +
+               " exceeds the padded input size " + std::to_string(padded) +
+               " (input spatial shape " + shape_to_string(input) + ")");
+    }
+    if (ceil_mode != 0) {
+      int64_t size = CeilDiv(padded - extent, strides[i]) + 1;
+      // A last window starting in the end padding is dropped (ONNX Runtime, PyTorch).
+      if ((size - 1) * strides[i] >= in + pads[i]) --size;
+      out.push_back(Dim(size));
+    } else {
+      out.push_back(Dim((padded - extent) / strides[i] + 1));
+    }
+  }
+  return out;
+}
+
+SymbolicShape Spatial(const SymbolicShape& shape) {
+  return SymbolicShape(shape.begin() + 2, shape.end());
+}
+
+// MaxPool and AveragePool: Y's shape from X and kernel_shape.
+std::optional<SymbolicShape> PoolShape(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  const std::optional<std::vector<int64_t>> kernel = ctx.GetInts("kernel_shape");
+  if (!kernel) ctx.Fail("required attribute 'kernel_shape' is missing");
+  if (kernel->empty()) ctx.Fail("attribute 'kernel_shape' must have one value per spatial axis");
+  const int rank = static_cast<int>(kernel->size()) + 2;
+  ctx.CheckRank(0, rank);  // N, C and one spatial axis per kernel_shape entry
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  // Unknown input sizes ("?") still check the attributes; they give unknown outputs.
+  const SymbolicShape input = x ? Spatial(*x) : SymbolicShape(kernel->size(), Dim("?"));
+  SymbolicShape out = {x ? (*x)[0] : ctx.UnknownDim(), x ? (*x)[1] : ctx.UnknownDim()};
+  const SymbolicShape spatial = WindowOutputDims(ctx, input, *kernel, true);
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  return out;
+}
+
+}  // namespace
+
+// Conv(X [N, C, D...], W [M, C/group, k...], B? [M]) -> [N, M, out...].
+std::vector<TensorType> InferConv(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckSameDType(1, 0);
+  ctx.CheckSameDType(2, 0);
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  const std::optional<SymbolicShape>& w = ctx.input_shape(1);
+  if (w && (w->size() < 3 || w->size() > 5)) {
+    ctx.Fail("input " + ctx.Describe(1) + " must have rank 3 to 5 ([M, C/group, kernel...])");
+  }
+  if (x && x->size() < 3) {
+    ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 3 ([N, C, spatial...])");
+  }
+  if (x && w && x->size() != w->size()) {
+    ctx.Fail("inputs " + ctx.Describe(0) + " and " + ctx.Describe(1) +
+             " must have the same rank (X is [N, C, spatial...], W [M, C/group, kernel...])");
+  }
+  const int64_t group = ctx.GetInt("group", 1);
+  if (group < 1) ctx.Fail("attribute 'group' must be >= 1 (got " + std::to_string(group) + ")");
+  const Dim out_channels = w ? (*w)[0] : ctx.UnknownDim();
+  if (out_channels.is_known() && out_channels.size() % group != 0) {
+    ctx.Fail("group " + std::to_string(group) + " does not divide the output channels of " +
+             ctx.Describe(1));
+  }
+  if (x && w && (*x)[1].is_known() && (*w)[1].is_known() &&
+      (*x)[1].size() != (*w)[1].size() * group) {
+    ctx.Fail("input " + ctx.Describe(0) + " has " + (*x)[1].to_string() + " channels but " +
+             ctx.Describe(1) + " with group " + std::to_string(group) + " expects " +
+             std::to_string((*w)[1].size() * group) + " (W.shape[1] * group)");
+  }
+  if (ctx.has_input(2)) {
+    ctx.CheckRank(2, 1);
+    if (const std::optional<SymbolicShape>& b = ctx.input_shape(2)) {
+      UnifyDims(ctx, (*b)[0], out_channels,
+                "input " + ctx.Describe(2) + " must have one value per output channel of " +
+                    ctx.Describe(1));
+    }
+  }
+
+  // The kernel's spatial size: from W when known, else kernel_shape.
+  std::optional<std::vector<int64_t>> kernel = ctx.GetInts("kernel_shape");
+  if (w) {
+    const SymbolicShape w_spatial = Spatial(*w);
+    const bool known =
+        std::all_of(w_spatial.begin(), w_spatial.end(), [](const Dim& d) { return d.is_known(); });
+    if (known) {
+      std::vector<int64_t> from_w;
+      for (const Dim& d : w_spatial) from_w.push_back(d.size());
+      if (kernel && *kernel != from_w) {
+        ctx.Fail("attribute 'kernel_shape' " + IntsToString(*kernel) +
+                 " disagrees with the spatial shape of " + ctx.Describe(1));
+      }
+      kernel = from_w;
+    }
+  }
+  size_t rank = 0;
+  if (x) {
+    rank = x->size();
+  } else if (w) {
+    rank = w->size();
+  } else if (kernel) {
+    rank = kernel->size() + 2;
+  } else {
+    return {TensorType{ctx.input(0).dtype, std::nullopt}};
+  }
+  if (kernel && kernel->size() + 2 != rank) {
+    ctx.Fail("attribute 'kernel_shape' " + IntsToString(*kernel) + " must have " +
+             std::to_string(rank - 2) + " values, one per spatial axis of " + ctx.Describe(0));
+  }
+  SymbolicShape out = {x ? (*x)[0] : ctx.UnknownDim(), out_channels};
+  if (kernel) {
+    const SymbolicShape input = x ? Spatial(*x) : SymbolicShape(rank - 2, Dim("?"));
+    const SymbolicShape spatial = WindowOutputDims(ctx, input, *kernel, false);
+    out.insert(out.end(), spatial.begin(), spatial.end());
+  } else {
+    for (size_t i = 2; i < rank; ++i) out.push_back(ctx.UnknownDim());
+  }
+  return {TensorType{ctx.input(0).dtype, out}};
+}
+
+// MaxPool -> Y, Indices (int64, same shape).
+std::vector<TensorType> InferMaxPool(const NodeTypeContext& ctx) {
+  const int64_t storage_order = ctx.GetInt("storage_order", 0);
+  if (storage_order != 0 && storage_order != 1) {
+    ctx.Fail("attribute 'storage_order' must be 0 or 1 (got " + std::to_string(storage_order) +
+             ")");
+  }
+  const std::optional<SymbolicShape> shape = PoolShape(ctx);
+  return {TensorType{ctx.input(0).dtype, shape}, TensorType{DType::kInt64, shape}};
+}
+
+std::vector<TensorType> InferAveragePool(const NodeTypeContext& ctx) {
+  const int64_t count_include_pad = ctx.GetInt("count_include_pad", 0);
+  if (count_include_pad != 0 && count_include_pad != 1) {
+    ctx.Fail("attribute 'count_include_pad' must be 0 or 1 (got " +
+             std::to_string(count_include_pad) + ")");
+  }
+  return {TensorType{ctx.input(0).dtype, PoolShape(ctx)}};
+}
+
+// GlobalMaxPool, GlobalAveragePool: [N, C, D...] -> [N, C, 1...].
+std::vector<TensorType> InferGlobalPool(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{ctx.input(0).dtype, std::nullopt}};
+  if (x->size() < 2) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 2 ([N, C, ...])");
+  SymbolicShape out = {(*x)[0], (*x)[1]};
+  out.resize(x->size(), Dim(1));
+  return {TensorType{ctx.input(0).dtype, out}};
+}
+
+}  // namespace loom::graph

@@ -1,0 +1,107 @@
+// Reduce* and ArgMax/ArgMin rules.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/type_inference_test_util.h"
+
+namespace loom::graph {
+namespace {
+
+using testing::BuildErrorOf;
+using testing::Ints;
+using testing::kF32;
+using testing::kI32;
+using testing::kI64;
+using testing::OutputType;
+
+// ReduceSum over x [N, 3, 4] with axes as a constant input (nullopt: none).
+std::string ReduceSumType(std::optional<std::vector<int64_t>> axes, Attributes attrs = {}) {
+  GraphBuilder b;
+  std::vector<std::string> inputs = {b.input("x", kF32, {"N", 3, 4})};
+  if (axes) inputs.push_back(b.constant(Ints(*axes), "axes"));
+  return OutputType(b, b.op("ReduceSum", inputs, std::move(attrs)));
+}
+
+TEST(ReduceRule, AxesFromAConstantInput) {
+  EXPECT_EQ(ReduceSumType(std::vector<int64_t>{1}), "float32[N, 1, 4]");
+  EXPECT_EQ(ReduceSumType(std::vector<int64_t>{1}, {{"keepdims", int64_t{0}}}), "float32[N, 4]");
+  EXPECT_EQ(ReduceSumType(std::vector<int64_t>{-1, 0}, {{"keepdims", int64_t{0}}}), "float32[3]");
+}
+
+TEST(ReduceRule, NoAxesReducesEverythingUnlessNoop) {
+  EXPECT_EQ(ReduceSumType(std::nullopt), "float32[1, 1, 1]");
+  EXPECT_EQ(ReduceSumType(std::nullopt, {{"keepdims", int64_t{0}}}), "float32[]");
+  EXPECT_EQ(ReduceSumType(std::vector<int64_t>{}, {{"keepdims", int64_t{0}}}), "float32[]");
+  EXPECT_EQ(ReduceSumType(std::nullopt, {{"noop_with_empty_axes", int64_t{1}}}),
+            "float32[N, 3, 4]");
+}
+
+TEST(ReduceRule, AxesFromTheOldAttribute) {
+  GraphBuilder b;
+  const std::string x = b.input("x", kI32, {"N", 3, 4});
+  EXPECT_EQ(OutputType(b, b.op("ReduceMean", {x}, {{"axes", std::vector<int64_t>{2}}})),
+            "int32[N, 3, 1]");
+}
+
+TEST(ReduceRule, AxesKnownOnlyAtRunTime) {
+  {
+    // keepdims: the rank stays; each dim is kept or becomes 1.
+    GraphBuilder b;
+    const std::string x = b.input("x", kF32, {"N", 1, 4});
+    const std::string axes = b.input("axes", kI64, {1});
+    EXPECT_EQ(OutputType(b, b.op("ReduceMax", {x, axes})), "float32[?, 1, ?]");
+  }
+  GraphBuilder b;
+  const std::string x = b.input("x", kF32, {"N", 1, 4});
+  const std::string axes = b.input("axes", kI64, {1});
+  EXPECT_EQ(OutputType(b, b.op("ReduceMax", {x, axes}, {{"keepdims", int64_t{0}}})),
+            "float32 unranked");
+}
+
+TEST(ReduceRule, RepeatedOrOutOfRangeAxesThrow) {
+  {
+    GraphBuilder b("g");
+    const std::string x = b.input("x", kF32, {2, 3});
+    const std::string axes = b.constant(Ints({1, -1}), "axes");
+    EXPECT_EQ(BuildErrorOf(b, b.op("ReduceSum", {x, axes}, {}, "sum")),
+              "graph 'g': node 'sum' (ReduceSum): axes [1, -1] name axis 1 more than once (input "
+              "'x' float32[2, 3])");
+  }
+  GraphBuilder b("g");
+  const std::string x = b.input("x", kF32, {2, 3});
+  const std::string axes = b.constant(Ints({2}), "axes");
+  EXPECT_EQ(BuildErrorOf(b, b.op("ReduceSum", {x, axes}, {}, "sum")),
+            "graph 'g': node 'sum' (ReduceSum): axis 2 is outside [-2, 1] for rank 2");
+}
+
+TEST(ReduceRule, UnsupportedDTypeThrows) {
+  GraphBuilder b("g");
+  const std::string x = b.input("x", kI32, {2});
+  EXPECT_EQ(BuildErrorOf(b, b.op("ReduceLogSumExp", {x}, {}, "lse")),
+            "graph 'g': node 'lse' (ReduceLogSumExp): input 'x' int32[2] has dtype int32, which "
+            "the kernel does not support (supported: float32, float64)");
+}
+
+TEST(ArgReduceRule, GivesInt64) {
+  GraphBuilder b;
+  const std::string x = b.input("x", kF32, {"N", 5});
+  EXPECT_EQ(testing::OutputTypes(
+                b, {b.op("ArgMax", {x}, {{"axis", int64_t{1}}}),
+                    b.op("ArgMin", {x}, {{"keepdims", int64_t{0}}}),
+                    b.op("ArgMax", {x}, {{"axis", int64_t{-1}}, {"keepdims", int64_t{0}}})}),
+            (std::vector<std::string>{"int64[N, 1]", "int64[5]", "int64[N]"}));
+}
+
+TEST(ArgReduceRule, EmptyAxisThrows) {
+  GraphBuilder b("g");
+  const std::string x = b.input("x", kF32, {3, 0});
+  EXPECT_EQ(BuildErrorOf(b, b.op("ArgMax", {x}, {{"axis", int64_t{1}}}, "am")),
+            "graph 'g': node 'am' (ArgMax): cannot reduce the empty axis 1 of input 'x' "
+            "float32[3, 0]");
+}
+
+}  // namespace
+}  // namespace loom::graph
