@@ -3,12 +3,15 @@
 // (A B C A B C ...) in one process and reports medians, so machine drift
 // hits all of them alike.
 //
-//   loom_executor_bench [--section dispatch|branches|models|all] [--reps N] [--json FILE]
+//   loom_executor_bench [--section dispatch|branches|handoff|models|all] [--reps N]
+//                       [--json FILE]
 //
 // dispatch  per-node overhead: a chain and a fan-out of 1,000 one-element
 //           nodes, at inter 1 and 2 (intra 1); µs per node.
 // branches  two independent MatMul branches: inter 2 vs inter 1 (intra 1),
 //           and the hand-off threshold at 0 vs the default.
+// handoff   two branches of one MatMul each, growing: where handing a node
+//           to another thread starts to pay (the threshold's evidence).
 // models    ResNet-18, MobileNet-V2 and the MLP (the shared models'
 //           architectures, runtime/testing/model_architectures.h) at batch 1:
 //           intra 2 + inter 2 vs intra 2 + inter 1, with the executor's CPU
@@ -182,6 +185,29 @@ json Branches(int reps) {
   return out;
 }
 
+// Where handing off starts to pay: two branches of ONE MatMul each, of
+// growing size, run inter 1, inter 2 with the default threshold and inter 2
+// handing off everything (threshold 0).
+json HandOff(int reps) {
+  json out = json::array();
+  std::printf("\n== hand-off crossover: two branches of one MatMul [64 x w] x [w x w], intra 1\n");
+  std::printf("%-6s %12s %12s %12s %14s\n", "width", "inter1 (us)", "default", "threshold 0",
+              "t0 vs inter1");
+  for (int64_t width : {16, 32, 64, 96, 128, 192, 256}) {
+    const std::vector<Config> configs = {
+        {"inter1", 1, 1}, {"inter2", 1, 2}, {"inter2 t0", 1, 2, 0}};
+    const std::vector<double> t = Compare(runtime::testing::TwoBranchGraph(64, width, 1),
+                                          Filled({64, width}, 0.5f), configs, reps, 50);
+    std::printf("%-6ld %12.1f %12.1f %12.1f %13.2fx\n", static_cast<long>(width), t[0] * 1e6,
+                t[1] * 1e6, t[2] * 1e6, t[0] / t[2]);
+    out.push_back({{"width", width},
+                   {"inter1_us", t[0] * 1e6},
+                   {"inter2_default_us", t[1] * 1e6},
+                   {"inter2_threshold0_us", t[2] * 1e6}});
+  }
+  return out;
+}
+
 json Models(int reps) {
   json out = json::array();
   std::printf("\n== models at batch 1 (median of %d samples x 3 runs)\n", reps);
@@ -230,9 +256,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--json" && i + 1 < argc) {
       json_path = argv[++i];
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--section dispatch|branches|models|all] [--reps N] [--json FILE]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--section dispatch|branches|handoff|models|all] [--reps N] [--json FILE]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -240,6 +267,7 @@ int main(int argc, char** argv) {
   results["usable_cpus"] = loom::threading::GlobalRuntime().settings().cpu.usable;
   if (section == "all" || section == "dispatch") results["dispatch"] = loom::bench::Dispatch(reps);
   if (section == "all" || section == "branches") results["branches"] = loom::bench::Branches(reps);
+  if (section == "all" || section == "handoff") results["handoff"] = loom::bench::HandOff(reps);
   if (section == "all" || section == "models") results["models"] = loom::bench::Models(reps);
   if (!json_path.empty()) std::ofstream(json_path) << results.dump(1) << "\n";
   return 0;
