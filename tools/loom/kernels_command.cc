@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "cli_flags.h"
 #include "commands.h"
 #include "kernels/isa.h"
 #include "kernels/registry.h"
@@ -34,7 +35,7 @@ std::string IsaList(kernels::IsaMask mask) {
 int KernelsCommand(const std::vector<std::string>& args) {
   bool json = false;
   for (const std::string& arg : args) {
-    if (arg != "--json") throw InvalidArgumentError("kernels: unknown flag '" + arg + "'");
+    if (arg != "--json") throw UsageError("kernels: unknown flag '" + arg + "'");
     json = true;
   }
   const char* cap = std::getenv(std::string(kernels::kMaxIsaVariable).c_str());

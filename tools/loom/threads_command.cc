@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/parse_number.h"
+#include "cli_flags.h"
 #include "commands.h"
 #include "loom/config.h"
 #include "loom/errors.h"
@@ -62,7 +63,7 @@ ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
     } else if (args[i] == "--inter-cpus") {
       flags.inter_cpus = CpuListValue(args, i);
     } else {
-      throw InvalidArgumentError("loom threads: unknown argument '" + args[i] + "'");
+      throw UsageError("threads: unknown argument '" + args[i] + "'");
     }
   }
   return flags;

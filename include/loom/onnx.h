@@ -1,0 +1,55 @@
+// Loading ONNX models into Loom graphs.
+//
+//   loom::Graph graph = loom::load_onnx_model("resnet18.onnx");
+//   loom::Session session(std::move(graph));
+//
+// Parsed with the ONNX and protobuf libraries. Opsets 11 up to 17 (the newest
+// the ONNX library knows) of the default domain; older operator forms
+// (ReduceSum's axes attribute, Squeeze/Unsqueeze axes, Split sizes, pre-13
+// Softmax, ...) are rewritten to the forms Loom's kernels implement
+// (src/onnx/README.md has the table). Initializers and Constant nodes become
+// constants; an initializer also listed as a graph input stays an
+// overridable input with a default (IR version 4 and later; before that,
+// every initializer was listed as an input and stays a constant).
+// Dimensions with a dim_param become symbols bound at run time; dimensions
+// with neither value nor name get a fresh symbol. Empty or duplicated node
+// names are replaced by "<op>_<index>".
+//
+// External data (tensors stored beside the model) is read only from files
+// inside the model's own folder: absolute paths, "..", symbolic links that
+// leave the folder, non-regular files and offsets or lengths outside the file
+// are refused.
+//
+// Errors (loom::InvalidArgumentError, message starting with the model's path
+// or label; loom::RuntimeError only if memory runs out):
+//  - a missing, unreadable, empty, truncated or corrupted file, or one over
+//    protobuf's 2 GiB limit;
+//  - a model the ONNX checker rejects;
+//  - an opset outside 11..17, or no default-domain opset;
+//  - unsupported ops (including any op from another domain): ONE error
+//    listing every unsupported op type with the nodes that use it;
+//  - tensors or values of unsupported element types (string, complex, ...),
+//    sequences, maps, subgraph attributes (control flow);
+//  - anything loom::verify_graph rejects (types, shapes, structure).
+// Nothing in a malformed file can crash or hang the loader.
+//
+// Thread safety: both functions may be called concurrently.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "loom/graph.h"
+
+namespace loom {
+
+// Reads and converts the model at `path`.
+Graph load_onnx_model(const std::string& path);
+
+// Converts a serialized ModelProto. External data is looked up in
+// `model_dir` (empty: a model with external data is refused); `label` names
+// the model in error messages.
+Graph load_onnx_model_from_bytes(std::string_view bytes, const std::string& model_dir = "",
+                                 const std::string& label = "<memory>");
+
+}  // namespace loom

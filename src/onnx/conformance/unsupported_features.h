@@ -1,0 +1,39 @@
+// Why a model cannot run in Loom, read from the model itself: the runner
+// uses this to tell "Loom deliberately lacks this" (UNSUPPORTED) from a
+// real failure when loading or running fails. The scan only explains a
+// failure; a model the importer accepts is run whatever the scan says (the
+// importer may rewrite an op the kernel registry lacks).
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onnx/onnx_pb.h"
+
+namespace loom::conformance {
+
+// Everything in `model` Loom has no support for, one item each, sorted and
+// without repeats:
+//   "op Loop"                       not in the kernel registry
+//   "op ai.onnx.ml.LabelEncoder"    an op of another domain
+//   "opset 9 (Loom imports 11..17)" the default domain's opset
+//   "dtype uint16"                  a tensor element type Loom lacks
+//   "sequence type"                 non-tensor values (sequence, map, optional, sparse)
+//   "sparse initializer"
+// Graph inputs, outputs, value_info, initializers and Constant tensors are
+// inspected; nodes inside subgraphs are not (their parent op is listed).
+std::vector<std::string> FindUnsupportedFeatures(const onnx::ModelProto& model);
+
+// The distinct op types of the top-level graph's nodes, sorted; ops of a
+// domain other than the default one carry it ("ai.onnx.ml.LabelEncoder").
+std::vector<std::string> OpTypes(const onnx::ModelProto& model);
+
+// Whether an error message from loading or running says that Loom lacks a
+// feature on purpose (a dtype a kernel has no code for, an attribute value
+// the kernels do not implement), rather than that something went wrong.
+bool IsDeliberateLimit(std::string_view message);
+
+}  // namespace loom::conformance

@@ -1,0 +1,125 @@
+// The import pipeline (include/loom/onnx.h):
+//
+//   bytes → ModelProto (protobuf)            truncated / corrupted → error
+//         → default-domain opset in 11..17
+//         → unique node names, unsupported ops (one error listing all)
+//         → onnx::checker::check_model
+//         → Graph (graph_converter.cc: initializers, Constants, inputs, nodes)
+//         → opset adaptation (opset_adapter.cc)
+//         → loom::verify_graph (structure, types, shapes)
+//
+// Unsupported ops are listed before the checker runs so that one error
+// names them all, even op types the ONNX library itself does not know.
+// Every error is rethrown with the model's label (its path) in front.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "loom/errors.h"
+#include "loom/onnx.h"
+#include "onnx/graph_converter.h"
+#include "onnx/model_checks.h"
+#include "onnx/node_names.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/opset_adapter.h"
+
+namespace loom {
+namespace {
+
+// protobuf parses at most 2 GiB - 1 into one message; larger models keep
+// their weights as external data.
+constexpr size_t kMaxModelBytes = INT_MAX;
+
+Graph Import(std::string_view bytes, const std::string& model_dir) {
+  if (bytes.empty()) throw InvalidArgumentError("the model is empty (0 bytes)");
+  if (bytes.size() > kMaxModelBytes) {
+    throw InvalidArgumentError("the model is " + std::to_string(bytes.size()) +
+                               " bytes; protobuf reads at most 2 GiB (store the weights as "
+                               "external data)");
+  }
+  onnx::ModelProto model;
+  // ParseFromArray fails unless the whole buffer is one well-formed message
+  // (and nesting stays within protobuf's recursion limit of 100).
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    throw InvalidArgumentError(
+        "not a valid ONNX model: the protobuf data is truncated or "
+        "corrupted (" +
+        std::to_string(bytes.size()) + " bytes)");
+  }
+  if (!model.has_graph()) throw InvalidArgumentError("not a valid ONNX model: it has no graph");
+  const int opset = onnx_import::DefaultDomainOpset(model);
+  const std::vector<std::string> names = onnx_import::UniqueNodeNames(model.graph());
+  onnx_import::CheckOpsSupported(model.graph(), names);
+  onnx_import::RunOnnxChecker(model);
+  Graph graph = onnx_import::ConvertGraph(model, names, {model_dir});
+  onnx_import::AdaptToLatestOpset(graph, opset, onnx_import::DeclaredRanks(model.graph()));
+  verify_graph(graph);
+  return graph;
+}
+
+std::string ReadModelFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    throw InvalidArgumentError("cannot open the model: " + std::string(std::strerror(errno)));
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    throw InvalidArgumentError("not a regular file");
+  }
+  const auto size = static_cast<size_t>(info.st_size);
+  if (size > kMaxModelBytes) {
+    close(fd);
+    throw InvalidArgumentError("the model is " + std::to_string(size) +
+                               " bytes; protobuf reads at most 2 GiB (store the weights as "
+                               "external data)");
+  }
+  std::string bytes(size, '\0');
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t got = read(fd, bytes.data() + done, size - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      close(fd);
+      throw InvalidArgumentError("read failed: " + std::string(std::strerror(error)));
+    }
+    if (got == 0) break;  // the file shrank: parse what is there, which then fails
+    done += static_cast<size_t>(got);
+  }
+  close(fd);
+  bytes.resize(done);
+  return bytes;
+}
+
+template <typename Fn>
+Graph WithLabel(const std::string& label, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const InvalidArgumentError& e) {
+    throw InvalidArgumentError(label + ": " + e.what());
+  } catch (const RuntimeError& e) {
+    throw RuntimeError(label + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Graph load_onnx_model(const std::string& path) {
+  return WithLabel(path, [&] {
+    std::string folder = std::filesystem::path(path).parent_path().string();
+    if (folder.empty()) folder = ".";
+    return Import(ReadModelFile(path), folder);
+  });
+}
+
+Graph load_onnx_model_from_bytes(std::string_view bytes, const std::string& model_dir,
+                                 const std::string& label) {
+  return WithLabel(label, [&] { return Import(bytes, model_dir); });
+}
+
+}  // namespace loom

@@ -1,0 +1,64 @@
+#include "onnx/value_types.h"
+
+#include <gtest/gtest.h>
+
+#include "loom/errors.h"
+
+namespace loom::onnx_import {
+namespace {
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+
+TEST(ValueTypes, DimsBecomeSizesSymbolsOrFreshSymbols) {
+  onnx::GraphProto graph;
+  SymbolTable symbols(graph);
+  onnx::ValueInfoProto info;
+  info.set_name("x");
+  onnx::TypeProto_Tensor* tensor = info.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::INT64);
+  tensor->mutable_shape()->add_dim()->set_dim_value(3);
+  tensor->mutable_shape()->add_dim()->set_dim_param("batch");
+  tensor->mutable_shape()->add_dim();
+  tensor->mutable_shape()->add_dim();
+  const TensorType type = ConvertValueType(info, true, symbols, "graph input 'x'");
+  EXPECT_EQ(type.dtype, DType::kInt64);
+  ASSERT_TRUE(type.shape.has_value());
+  ASSERT_EQ(type.shape->size(), 4u);
+  EXPECT_EQ((*type.shape)[0], Dim(3));
+  EXPECT_EQ((*type.shape)[1], Dim("batch"));
+  EXPECT_FALSE((*type.shape)[2].is_known());
+  EXPECT_FALSE((*type.shape)[3].is_known());
+  EXPECT_NE((*type.shape)[2], (*type.shape)[3]);  // two unknowns never bind together
+}
+
+TEST(ValueTypes, NoShapeMeansUnknownRank) {
+  onnx::GraphProto graph;
+  SymbolTable symbols(graph);
+  onnx::ValueInfoProto info;
+  info.mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+  EXPECT_FALSE(ConvertValueType(info, true, symbols, "x").shape.has_value());
+}
+
+TEST(ValueTypes, UntypedOutputIsUnknownButAnInputMustHaveAType) {
+  onnx::GraphProto graph;
+  SymbolTable symbols(graph);
+  onnx::ValueInfoProto info;
+  info.set_name("y");
+  EXPECT_FALSE(ConvertValueType(info, false, symbols, "graph output 'y'").shape.has_value());
+  EXPECT_THROW(ConvertValueType(info, true, symbols, "graph input 'y'"), InvalidArgumentError);
+  info.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(-3);
+  info.mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
+  EXPECT_THROW(ConvertValueType(info, true, symbols, "graph input 'y'"), InvalidArgumentError);
+}
+
+TEST(ValueTypes, FreshSymbolsAvoidExistingDimParams) {
+  onnx::GraphProto graph;
+  onnx::ValueInfoProto* input = graph.add_input();
+  input->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("unk__0");
+  SymbolTable symbols(graph);
+  EXPECT_EQ(symbols.Fresh(), "unk__1");
+  EXPECT_EQ(symbols.Fresh(), "unk__2");
+}
+
+}  // namespace
+}  // namespace loom::onnx_import

@@ -1,0 +1,75 @@
+// `loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input NAME=FILE]
+// -o FILE`: one traced run (after a warm-up run, so the trace shows the
+// steady state, not first-run packing and allocation) written as a
+// Chrome / Perfetto trace, and the time per op type printed.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "loom/config.h"
+#include "loom/errors.h"
+#include "loom/session.h"
+#include "model_source.h"
+
+namespace loom::cli {
+namespace {
+
+struct TraceFlags {
+  ModelFlags model;
+  std::optional<std::string> output;
+};
+
+TraceFlags ParseFlags(const std::vector<std::string>& args) {
+  TraceFlags out;
+  FlagReader flags("trace", args);
+  while (flags.Next()) {
+    if (ParseModelFlag(flags, out.model)) continue;
+    if (flags.Is("-o") || flags.Is("--output")) {
+      out.output = flags.StringValue();
+    } else {
+      flags.Unknown();
+    }
+  }
+  if (!out.output) throw UsageError("trace: -o FILE is required (where to write the trace)");
+  return out;
+}
+
+}  // namespace
+
+int TraceCommand(const std::vector<std::string>& args) {
+  const TraceFlags flags = ParseFlags(args);
+  ApplyThreadFlags(flags.model);
+  Model model = LoadModel(flags.model.model);
+  const Feeds feeds =
+      BuildFeeds(model.graph, flags.model.batch, ReadInputFiles(flags.model.inputs));
+  const Session session(std::move(model.graph));
+
+  session.run(feeds.tensors);  // warm-up
+  RunStats stats;
+  RunOptions options;
+  options.trace = true;
+  session.run(feeds.tensors, {}, options, &stats);
+
+  std::ofstream file(*flags.output, std::ios::binary | std::ios::trunc);
+  file << stats.chrome_trace_json() << "\n";
+  file.close();
+  if (!file) throw RuntimeError("trace: cannot write '" + *flags.output + "'");
+
+  std::printf("model %s, batch %lld, intra %d, inter %d: %lld nodes in %.3f ms\n",
+              model.label.c_str(), static_cast<long long>(feeds.batch),
+              config::threading::get_intra_op_parallelism_threads(),
+              config::threading::get_inter_op_parallelism_threads(),
+              static_cast<long long>(stats.nodes_run), stats.wall_ms);
+  std::printf("%-24s %6s %10s %7s\n", "op", "calls", "total ms", "share");
+  for (const OpProfile& op : stats.op_profile()) {
+    std::printf("%-24s %6lld %10.3f %6.1f%%\n", op.op.c_str(), static_cast<long long>(op.calls),
+                op.total_ms, op.share * 100);
+  }
+  std::printf("trace written to %s (open in ui.perfetto.dev or chrome://tracing)\n",
+              flags.output->c_str());
+  return 0;
+}
+
+}  // namespace loom::cli
