@@ -34,7 +34,7 @@ def loom_cell(loom, model, input_npy, input_name, intra, inter, batch, iteration
         command += ["--input", f"{input_name}={input_npy}"]
     report = run_json(command)
     return {"p50": report["latency_ms"]["p50"], "cpu": report["cpu_cores_used"],
-            "threads": report["threads"]["total"]}
+            "threads": report["threads"]["total"], "checksum": report["outputs"][0]["checksum"]}
 
 
 def ort_cell(model, input_npy, intra, inter, batch, iterations):
@@ -42,7 +42,8 @@ def ort_cell(model, input_npy, intra, inter, batch, iterations):
                        "--intra", str(intra), "--inter", str(inter), "--batch", str(batch),
                        "--warmup", "3", "--iterations", str(iterations)])
     return {"p50": report["latency_ms"]["p50"], "cpu": report["cpu_cores_used"],
-            "threads": report["threads_total"], "version": report["runtime"]}
+            "threads": report["threads_total"], "version": report["runtime"],
+            "checksum": report["output_checksum"]}
 
 
 def main():
@@ -84,6 +85,11 @@ def main():
                        "loom_threads": loom_samples[0]["threads"],
                        "ort_threads": ort_samples[0]["threads"],
                        "ort_version": ort_samples[0]["version"]}
+                if batch == 1:
+                    # Same input file for both: the outputs' sums must agree.
+                    a, b = loom_samples[0]["checksum"], ort_samples[0]["checksum"]
+                    row["checksums_agree"] = abs(a - b) <= 1e-3 * max(1.0, abs(b))
+                    row["loom_checksum"], row["ort_checksum"] = a, b
                 rows.append(row)
                 print(f"{name:13s} b{batch} intra{intra} inter{inter}: loom {loom_p50:8.3f} ms  "
                       f"ort {ort_p50:8.3f} ms  ratio {row['ratio']:.2f}", flush=True)

@@ -96,6 +96,12 @@ class Tensor {
   // A zero-filled tensor. Throws as described at the top of this file.
   Tensor(DType dtype, Shape shape);
 
+  // A tensor whose elements are unspecified (like numpy.empty): for code
+  // that writes every element anyway, such as a kernel's output, and saves
+  // the zero-fill pass. Sizes are checked as for the constructor. Sanitizer
+  // builds fill it with NaN bytes so a missed element shows up in tests.
+  static Tensor uninitialized(DType dtype, Shape shape);
+
   // A tensor holding a copy of `values`; its shape's element count must
   // equal values.size().
   template <typename T>

@@ -121,7 +121,7 @@ Tensor PreparedConv::Run(const KernelContext& ctx, const Tensor& x) const {
   const SpatialGeometry geometry = ResolveSpatialGeometry(kOp, attrs_, spatial, kernel_);
   std::vector<int64_t> out_dims = {x.shape().dim(0), out_channels_};
   out_dims.insert(out_dims.end(), geometry.output.begin(), geometry.output.end());
-  Tensor y(DType::kFloat32, Shape(out_dims));
+  Tensor y = Tensor::uninitialized(DType::kFloat32, Shape(out_dims));
   if (y.num_elements() == 0) return y;
   if (packed_.empty() && in_channels_per_group_ == 1 && out_channels_ == group_ &&
       kernel_.size() == 2) {

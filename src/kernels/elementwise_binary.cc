@@ -140,7 +140,7 @@ Tensor Arithmetic(const KernelContext& ctx, const BinarySpec& spec, const Tensor
   const Shape* shapes[] = {&a.shape(), &b.shape()};
   const std::string_view names[] = {spec.name_a, spec.name_b};
   const BroadcastPlan plan = MakeBroadcastPlan(spec.op, shapes, names);
-  Tensor out(a.dtype(), plan.out_shape);
+  Tensor out = Tensor::uninitialized(a.dtype(), plan.out_shape);
   if (out.num_elements() == 0) return out;
   VisitDType(a.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -56,7 +56,7 @@ std::vector<Tensor> ClipKernel(const KernelContext& ctx, const Attributes& attrs
   // one of the float16 inputs).
   const DType compute = x.dtype() == DType::kFloat16 ? DType::kFloat32 : x.dtype();
   const Tensor data = ConvertTensor(x, compute);
-  Tensor out(compute, x.shape());
+  Tensor out = Tensor::uninitialized(compute, x.shape());
   VisitDType(compute, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {

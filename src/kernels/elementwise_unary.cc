@@ -64,7 +64,7 @@ double ActivationValue(const Activation& a, double x) {
 // out[i] = fn(x[i]) for T, in parallel: the serial loop over all elements.
 template <typename T, typename Fn>
 Tensor Map(const KernelContext& ctx, const Tensor& x, double cost_ns, Fn fn) {
-  Tensor out(x.dtype(), x.shape());
+  Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
   const T* in = x.data<T>();
   T* dst = out.data<T>();
   ParallelElements(ctx, x.num_elements(), cost_ns, [&](int64_t begin, int64_t end) {
@@ -84,7 +84,7 @@ Tensor ActivationOp(const KernelContext& ctx, std::string_view op, const Tensor&
     return Map<double>(ctx, x, kScalarCallCostNs,
                        [&](double v) { return ActivationValue(activation, v); });
   }
-  Tensor out(DType::kFloat32, x.shape());
+  Tensor out = Tensor::uninitialized(DType::kFloat32, x.shape());
   const float* in = x.data<float>();
   float* dst = out.data<float>();
   // Serial loop replaced: for each block: copy x, ApplyActivation in place.
@@ -145,7 +145,7 @@ Tensor MathOp(const KernelContext& ctx, std::string_view op, const Tensor& x, Ma
   }
   const F32UnaryFn fn = MathKernel(F32MathFor(ctx.isa), which);
   const double cost_ns = ctx.isa == Isa::kPortable ? kScalarCallCostNs : kTranscendentalCostNs;
-  Tensor out(DType::kFloat32, x.shape());
+  Tensor out = Tensor::uninitialized(DType::kFloat32, x.shape());
   const float* in = x.data<float>();
   float* dst = out.data<float>();
   ParallelElements(ctx, x.num_elements(), cost_ns,

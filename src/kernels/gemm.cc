@@ -323,7 +323,14 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   const MicroKernelEntry& kernel = KernelFor(isa);
   CheckPacked(g.packed_a, true, g.m, g.k, isa, kernel);
   CheckPacked(g.packed_b, false, g.k, g.n, isa, kernel);
-  InitializeC(g, pool);
+  const bool skinny =
+      g.m <= kernel.skinny_max_rows && !g.transpose_b && g.a != nullptr && g.b != nullptr;
+  // With beta = 0 and no bias, the micro-kernels' first k block writes C
+  // outright (accumulate = false); every other path adds onto an
+  // initialized C.
+  const bool overwrite_first_block =
+      g.beta == 0.0f && g.bias == nullptr && !skinny && g.k > 0 && g.alpha != 0.0f;
+  if (!overwrite_first_block) InitializeC(g, pool);
   if (g.k == 0 || g.alpha == 0.0f) {
     threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {
       RunEpilogue(g, begin, end - begin, 0, g.n);
@@ -331,7 +338,7 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
     return;
   }
 
-  if (g.m <= kernel.skinny_max_rows && !g.transpose_b && g.a != nullptr && g.b != nullptr) {
+  if (skinny) {
     const double unit_flops = 2.0 * g.m * g.k * kSkinnyColsPerUnit;
     threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_flops / kFlopsPerNs,
                            [&](int64_t begin, int64_t end) {
@@ -406,7 +413,8 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                 for (int64_t r = r0; r < r1; ++r) {
                   const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
                   kernel.run(kc, a_block + r * mr * kc, b_block + q * nr * kc,
-                             g.c + r * mr * g.ldc + col, g.ldc, g.alpha, rows, cols);
+                             g.c + r * mr * g.ldc + col, g.ldc, g.alpha, rows, cols,
+                             !(overwrite_first_block && pc == 0));
                   if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
                 }
               }

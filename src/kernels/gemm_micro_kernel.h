@@ -2,7 +2,13 @@
 //
 //   a: kc x MR, packed column by column (a[p * MR + i] = A[i][p])
 //   b: kc x NR, packed row by row       (b[p * NR + j] = B[p][j])
-//   C[i][j] += alpha * sum_p a[p*MR+i] * b[p*NR+j]   for i < mr, j < nr
+//   C[i][j] = alpha * sum_p a[p*MR+i] * b[p*NR+j] (+ C[i][j] if accumulate)
+//                                                     for i < mr, j < nr
+//
+// accumulate = false (the first k block of a GEMM with beta = 0 and no bias)
+// writes C without reading it: the caller then skips initializing C, which
+// for a short k (a pointwise convolution's 16-96 input channels) saves two
+// of the four passes over C.
 //
 // Panels are zero-padded to MR / NR, so a kernel may compute the full tile
 // and store only the valid mr x nr corner.
@@ -13,13 +19,13 @@
 namespace loom::kernels {
 
 using GemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                                 float alpha, int mr, int nr);
+                                 float alpha, int mr, int nr, bool accumulate);
 
 void f32_gemm_4x8__portable(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                            float alpha, int mr, int nr);
+                            float alpha, int mr, int nr, bool accumulate);
 void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             float alpha, int mr, int nr);
+                             float alpha, int mr, int nr, bool accumulate);
 void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             float alpha, int mr, int nr);
+                             float alpha, int mr, int nr, bool accumulate);
 
 }  // namespace loom::kernels

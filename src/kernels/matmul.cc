@@ -26,7 +26,7 @@ struct ActivationEpilogue {
 Tensor F32MatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b,
                  const PackedGemmMatrix* packed_b) {
   const MatMulShapes s = ResolveMatMulShapes("MatMul", a.shape(), b.shape());
-  Tensor y(DType::kFloat32, Shape(s.output));
+  Tensor y = Tensor::uninitialized(DType::kFloat32, Shape(s.output));
   if (y.num_elements() == 0) return y;
   GemmArgs g;
   g.n = s.n;
@@ -139,7 +139,7 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   const GemmShapes s = CheckGemm(attrs, a, b, c);
   const float alpha = attrs.get_float("alpha", 1.0f);
   const float beta = attrs.get_float("beta", 1.0f);
-  Tensor y(DType::kFloat32, {s.m, s.n});
+  Tensor y = Tensor::uninitialized(DType::kFloat32, Shape({s.m, s.n}));
   if (y.num_elements() == 0) return y;
   float* yp = y.data<float>();
   const bool use_c = c != nullptr && beta != 0.0f && c->num_elements() > 0;
@@ -177,6 +177,19 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   return y;
 }
 
+// A 2-D float32 matrix transposed into a new contiguous tensor.
+Tensor TransposedCopy(const Tensor& b) {
+  const int64_t rows = b.shape().dim(0);
+  const int64_t cols = b.shape().dim(1);
+  Tensor t(DType::kFloat32, {cols, rows});
+  const float* src = b.data<float>();
+  float* dst = t.data<float>();
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes&, KernelInputs inputs) {
@@ -211,13 +224,22 @@ PreparedMatMul::PreparedMatMul(std::string_view op, const Attributes& attrs, con
     ThrowKernelError(op, "PreparedMatMul handles MatMul and Gemm only");
   CheckDType(op, "B", b, {DType::kFloat32});
   if (b.shape().rank() != 2) return;  // 1-D or batched B: nothing to pack
-  const bool tb = op_ == "Gemm" && attrs.get_int("transB", 0) != 0;
+  bool tb = op_ == "Gemm" && attrs.get_int("transB", 0) != 0;
+  if (tb) {
+    // Store B as [K, N] once: the few-row path (m <= 16..64, e.g. batch-1
+    // inference) streams an untransposed B and cannot read a transposed
+    // one; with transB it fell back to the packed micro-kernel, which wastes
+    // all but one of its 6-12 rows at m = 1 (MLP 1024x1024: 118 µs vs 50).
+    b_ = TransposedCopy(b);
+    attrs_.set("transB", int64_t{0});
+    tb = false;
+  }
   GemmArgs g;
-  g.k = b.shape().dim(tb ? 1 : 0);
-  g.n = b.shape().dim(tb ? 0 : 1);
+  g.k = b_.shape().dim(tb ? 1 : 0);
+  g.n = b_.shape().dim(tb ? 0 : 1);
   g.transpose_b = tb;
-  g.b = b.data<float>();
-  g.ldb = std::max<int64_t>(1, b.shape().dim(1));
+  g.b = b_.data<float>();
+  g.ldb = std::max<int64_t>(1, b_.shape().dim(1));
   if (g.k > 0 && g.n > 0) packed_b_.emplace(PackedGemmMatrix::PackB(g, isa));
 }
 

@@ -169,9 +169,13 @@ TEST(PreparedMatMul, MatchesTheOneShotKernel) {
   const Tensor bias = RandomTensor(DType::kFloat32, {200}, 13);
   const Attributes attrs = GemmAttrs(false, true, 1, 1);
   PreparedMatMul gemm("Gemm", attrs, wt, isa);
-  const Tensor a = RandomTensor(DType::kFloat32, {70, 96}, 14);
-  EXPECT_TENSORS_NEAR(gemm.Run({pool.get(), isa}, a, &bias), GemmReference(attrs, a, wt, &bias),
-                      1e-5, 2e-4);
+  // 1 and 8 rows take the few-row path (B stored transposed back to [K, N]
+  // at prepare time), 70 the packed one.
+  for (int64_t rows : {1, 8, 70}) {
+    const Tensor a = RandomTensor(DType::kFloat32, {rows, 96}, 14);
+    EXPECT_TENSORS_NEAR(gemm.Run({pool.get(), isa}, a, &bias), GemmReference(attrs, a, wt, &bias),
+                        1e-5, 2e-4);
+  }
 }
 
 }  // namespace

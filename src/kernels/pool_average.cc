@@ -45,7 +45,7 @@ std::vector<Tensor> AveragePoolKernel(const KernelContext& ctx, const Attributes
   }
   plan.count_include_pad = count_include_pad == 1;
 
-  Tensor y(x.dtype(), out_shape);
+  Tensor y = Tensor::uninitialized(x.dtype(), out_shape);
   if (x.dtype() == DType::kFloat32) {
     Run<float>(ctx, plan, x, y, F32PoolKernelsFor(kOp, ctx.isa).average_rows);
   } else {

@@ -49,7 +49,7 @@ std::vector<Tensor> MaxPoolKernel(const KernelContext& ctx, const Attributes& at
   }
   plan.column_major_indices = storage_order == 1;
 
-  Tensor y(x.dtype(), out_shape);
+  Tensor y = Tensor::uninitialized(x.dtype(), out_shape);
   Tensor indices(DType::kInt64, out_shape);
   switch (x.dtype()) {
     case DType::kFloat32:

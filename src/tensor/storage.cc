@@ -14,6 +14,12 @@ constexpr size_t kAlignment = 64;
 
 thread_local std::shared_ptr<TensorAllocator> current_allocator;
 
+#ifdef LOOM_POISON_UNINITIALIZED
+constexpr bool kPoisonUninitialized = true;
+#else
+constexpr bool kPoisonUninitialized = false;
+#endif
+
 }  // namespace
 
 ScopedTensorAllocator::ScopedTensorAllocator(std::shared_ptr<TensorAllocator> allocator)
@@ -25,7 +31,7 @@ ScopedTensorAllocator::~ScopedTensorAllocator() { current_allocator = std::move(
 
 const std::shared_ptr<TensorAllocator>& CurrentTensorAllocator() { return current_allocator; }
 
-Storage::Storage(size_t bytes) : size_(bytes) {
+Storage::Storage(size_t bytes, Fill fill) : size_(bytes) {
   if (bytes == 0) return;
   // Rounded up to whole cache lines: aligned_alloc wants a multiple of the
   // alignment, and kernels may then touch the last line with full vectors.
@@ -34,7 +40,11 @@ Storage::Storage(size_t bytes) : size_(bytes) {
   allocator_ = current_allocator;
   data_ = allocator_ ? allocator_->Allocate(rounded) : std::aligned_alloc(kAlignment, rounded);
   if (data_ == nullptr) throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
-  std::memset(data_, 0, rounded);
+  if (fill == kZeros) {
+    std::memset(data_, 0, rounded);
+  } else if (kPoisonUninitialized) {
+    std::memset(data_, 0xFF, rounded);  // NaN as float, -1 as integers
+  }
 }
 
 Storage::~Storage() {

@@ -1,5 +1,5 @@
 // The storage behind loom::Tensor (declared opaque in the public header):
-// zero-filled, 64-byte aligned bytes from the thread's TensorAllocator
+// zero-filled (unless asked not to), 64-byte aligned bytes from the thread's TensorAllocator
 // (tensor_allocator.h), or from aligned_alloc when none is installed.
 #pragma once
 
@@ -12,9 +12,12 @@ namespace loom::detail {
 
 class Storage {
  public:
+  enum Fill { kZeros, kUninitialized };
+
   // Throws loom::RuntimeError naming the size if the allocation fails. A size
-  // of 0 allocates nothing (data() is null).
-  explicit Storage(size_t bytes);
+  // of 0 allocates nothing (data() is null). kUninitialized skips the
+  // zero-fill (sanitizer builds, LOOM_POISON_UNINITIALIZED, fill NaN bytes).
+  explicit Storage(size_t bytes, Fill fill = kZeros);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;

@@ -44,6 +44,15 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   storage_ = std::make_shared<detail::Storage>(CheckedByteSize(dtype_, shape_));
 }
 
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.shape_ = std::move(shape);
+  tensor.storage_ = std::make_shared<detail::Storage>(CheckedByteSize(dtype, tensor.shape_),
+                                                      detail::Storage::kUninitialized);
+  return tensor;
+}
+
 void* Tensor::raw_data() { return storage_ ? storage_->data() : nullptr; }
 
 const void* Tensor::raw_data() const { return storage_ ? storage_->data() : nullptr; }

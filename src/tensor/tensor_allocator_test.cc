@@ -7,6 +7,7 @@
 #include <memory>
 #include <thread>
 
+#include "loom/errors.h"
 #include "loom/tensor.h"
 
 namespace loom::detail {
@@ -77,3 +78,19 @@ TEST(TensorAllocator, EmptyTensorsAllocateNothing) {
 
 }  // namespace
 }  // namespace loom::detail
+
+namespace loom {
+namespace {
+
+TEST(Tensor, UninitializedHasTheShapeAndChecksSizesLikeTheConstructor) {
+  Tensor t = Tensor::uninitialized(DType::kInt64, {3, 5});
+  EXPECT_EQ(t.dtype(), DType::kInt64);
+  EXPECT_EQ(t.shape(), Shape({3, 5}));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % 64, 0u);
+  EXPECT_THROW(Tensor::uninitialized(DType::kFloat32, Shape({int64_t{1} << 40, 1 << 10})),
+               InvalidArgumentError);
+  EXPECT_EQ(Tensor::uninitialized(DType::kFloat32, {0}).raw_data(), nullptr);
+}
+
+}  // namespace
+}  // namespace loom

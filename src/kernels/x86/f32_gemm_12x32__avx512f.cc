@@ -7,7 +7,7 @@
 namespace loom::kernels {
 
 void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             float alpha, int mr, int nr) {
+                             float alpha, int mr, int nr, bool accumulate) {
   constexpr int kMr = 12, kNr = 32;
   __m512 acc[kMr][2];
 #pragma GCC unroll 12
@@ -24,11 +24,20 @@ void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* 
   }
   const __m512 scale = _mm512_set1_ps(alpha);
   if (mr == kMr && nr == kNr) {
+    if (accumulate) {
 #pragma GCC unroll 12
-    for (int i = 0; i < kMr; ++i) {
-      float* row = c + i * ldc;
-      _mm512_storeu_ps(row, _mm512_fmadd_ps(scale, acc[i][0], _mm512_loadu_ps(row)));
-      _mm512_storeu_ps(row + 16, _mm512_fmadd_ps(scale, acc[i][1], _mm512_loadu_ps(row + 16)));
+      for (int i = 0; i < kMr; ++i) {
+        float* row = c + i * ldc;
+        _mm512_storeu_ps(row, _mm512_fmadd_ps(scale, acc[i][0], _mm512_loadu_ps(row)));
+        _mm512_storeu_ps(row + 16, _mm512_fmadd_ps(scale, acc[i][1], _mm512_loadu_ps(row + 16)));
+      }
+    } else {
+#pragma GCC unroll 12
+      for (int i = 0; i < kMr; ++i) {
+        float* row = c + i * ldc;
+        _mm512_storeu_ps(row, _mm512_mul_ps(scale, acc[i][0]));
+        _mm512_storeu_ps(row + 16, _mm512_mul_ps(scale, acc[i][1]));
+      }
     }
     return;
   }
@@ -42,10 +51,14 @@ void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* 
   for (int i = 0; i < kMr; ++i) {
     if (i >= mr) break;
     float* row = c + i * ldc;
+    // A zero mask reads nothing and gives 0: with accumulate off, C is
+    // never read.
+    const __mmask16 read_lo = accumulate ? lo : 0;
+    const __mmask16 read_hi = accumulate ? hi : 0;
     _mm512_mask_storeu_ps(row, lo,
-                          _mm512_fmadd_ps(scale, acc[i][0], _mm512_maskz_loadu_ps(lo, row)));
-    _mm512_mask_storeu_ps(row + 16, hi,
-                          _mm512_fmadd_ps(scale, acc[i][1], _mm512_maskz_loadu_ps(hi, row + 16)));
+                          _mm512_fmadd_ps(scale, acc[i][0], _mm512_maskz_loadu_ps(read_lo, row)));
+    _mm512_mask_storeu_ps(
+        row + 16, hi, _mm512_fmadd_ps(scale, acc[i][1], _mm512_maskz_loadu_ps(read_hi, row + 16)));
   }
 }
 

@@ -7,7 +7,7 @@
 namespace loom::kernels {
 
 void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             float alpha, int mr, int nr) {
+                             float alpha, int mr, int nr, bool accumulate) {
   constexpr int kMr = 6, kNr = 16;
   __m256 acc[kMr][2];
 #pragma GCC unroll 6
@@ -24,11 +24,20 @@ void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* 
   }
   const __m256 scale = _mm256_set1_ps(alpha);
   if (mr == kMr && nr == kNr) {
+    if (accumulate) {
 #pragma GCC unroll 6
-    for (int i = 0; i < kMr; ++i) {
-      float* row = c + i * ldc;
-      _mm256_storeu_ps(row, _mm256_fmadd_ps(scale, acc[i][0], _mm256_loadu_ps(row)));
-      _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(scale, acc[i][1], _mm256_loadu_ps(row + 8)));
+      for (int i = 0; i < kMr; ++i) {
+        float* row = c + i * ldc;
+        _mm256_storeu_ps(row, _mm256_fmadd_ps(scale, acc[i][0], _mm256_loadu_ps(row)));
+        _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(scale, acc[i][1], _mm256_loadu_ps(row + 8)));
+      }
+    } else {
+#pragma GCC unroll 6
+      for (int i = 0; i < kMr; ++i) {
+        float* row = c + i * ldc;
+        _mm256_storeu_ps(row, _mm256_mul_ps(scale, acc[i][0]));
+        _mm256_storeu_ps(row + 8, _mm256_mul_ps(scale, acc[i][1]));
+      }
     }
     return;
   }
@@ -42,7 +51,9 @@ void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* 
     _mm256_store_ps(tile[i] + 8, acc[i][1]);
   }
   for (int i = 0; i < mr; ++i) {
-    for (int j = 0; j < nr; ++j) c[i * ldc + j] += alpha * tile[i][j];
+    for (int j = 0; j < nr; ++j) {
+      c[i * ldc + j] = alpha * tile[i][j] + (accumulate ? c[i * ldc + j] : 0.0f);
+    }
   }
 }
 
