@@ -23,6 +23,7 @@ def main():
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--save-output", help="write the first output here (.npy)")
     args = parser.parse_args()
 
     options = ort.SessionOptions()
@@ -49,6 +50,8 @@ def main():
     wall = time.perf_counter() - wall_start
     cpu = time.process_time() - cpu_start
     threads = len(os.listdir("/proc/self/task"))
+    if args.save_output:
+        np.save(args.save_output, out[0])
     print(json.dumps({
         "runtime": "onnxruntime " + ort.__version__,
         "latency_ms": {"p50": float(np.median(latencies)), "mean": float(np.mean(latencies))},

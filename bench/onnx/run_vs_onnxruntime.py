@@ -15,6 +15,9 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS = [(1, 1), (2, 1), (1, 2), (2, 2)]
@@ -46,6 +49,21 @@ def ort_cell(model, input_npy, intra, inter, batch, iterations):
             "checksum": report["output_checksum"]}
 
 
+def compare_outputs(loom, model, input_npy, input_name):
+    """Max |Loom - ORT| and whether allclose(rtol 1e-3, atol 1e-4) holds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = run_json([loom, "run", model, "--input", f"{input_name}={input_npy}",
+                           "--iterations", "1", "--warmup", "0", "--save-outputs", tmp, "--json"])
+        loom_out = np.load(os.path.join(tmp, report["outputs"][0]["name"] + ".npy"))
+        ort_file = os.path.join(tmp, "ort.npy")
+        run_json([sys.executable, os.path.join(HERE, "ort_worker.py"), model, "--input", input_npy,
+                  "--intra", "1", "--inter", "1", "--warmup", "0", "--iterations", "1",
+                  "--save-output", ort_file])
+        ort_out = np.load(ort_file)
+    return {"max_abs_diff": float(np.max(np.abs(loom_out - ort_out))),
+            "allclose": bool(np.allclose(loom_out, ort_out, rtol=1e-3, atol=1e-4))}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--loom", default="build/release/bin/loom")
@@ -58,11 +76,16 @@ def main():
     args = parser.parse_args()
 
     rows = []
+    agreements = {}
     for name in args.names.split(","):
         model = os.path.join(args.models, name + ".onnx")
         input_npy = os.path.join(args.models, name + ".input.npy")
         with open(os.path.join(args.models, name + ".input_name")) as f:
             input_name = f.read().strip()
+        agreement = compare_outputs(args.loom, model, input_npy, input_name)
+        agreements[name] = agreement
+        print(f"{name}: Loom vs ORT max |diff| {agreement['max_abs_diff']:.3g}, "
+              f"allclose(rtol 1e-3, atol 1e-4) {agreement['allclose']}", flush=True)
         for batch in [int(b) for b in args.batches.split(",")]:
             iterations = max(5, args.iterations // batch) if name != "mlp" else args.iterations * 5
             for intra, inter in SETTINGS:
@@ -95,7 +118,7 @@ def main():
                       f"ort {ort_p50:8.3f} ms  ratio {row['ratio']:.2f}", flush=True)
 
     with open(args.out + ".json", "w") as f:
-        json.dump(rows, f, indent=1)
+        json.dump({"cells": rows, "output_agreement": agreements}, f, indent=1)
     with open(args.out + ".md", "w") as f:
         f.write("| model | batch | intra | inter | Loom p50 ms | ORT p50 ms | Loom/ORT | "
                 "Loom CPU cores | ORT CPU cores | Loom threads | ORT threads |\n")
@@ -104,6 +127,16 @@ def main():
             f.write(f"| {r['model']} | {r['batch']} | {r['intra']} | {r['inter']} | {r['loom_ms']:.3f} | "
                     f"{r['ort_ms']:.3f} | {r['ratio']:.2f} | {r['loom_cpu']:.2f} | {r['ort_cpu']:.2f} | "
                     f"{r['loom_threads']} | {r['ort_threads']} |\n")
+        f.write("\nOutputs on the same input (batch 1), element by element:\n\n")
+        for name, a in agreements.items():
+            f.write(f"- {name}: max |Loom - ORT| = {a['max_abs_diff']:.3g}; "
+                    f"allclose(rtol 1e-3, atol 1e-4): {a['allclose']}\n")
+        f.write("\nOutput checksums (sum of the first output, batch 1, same input file):\n\n")
+        for r in rows:
+            if "checksums_agree" in r and r["intra"] == 1 and r["inter"] == 1:
+                verdict = "agree" if r["checksums_agree"] else "DIFFER"
+                f.write(f"- {r['model']}: Loom {r['loom_checksum']:.6f}, "
+                        f"ORT {r['ort_checksum']:.6f}: {verdict}\n")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,24 @@ NodeTypeContext::NodeTypeContext(const Graph& graph, const Node& node,
                                  const std::map<std::string, Tensor>& constants)
     : graph_(graph), node_(node), inputs_(std::move(inputs)), constants_(constants) {}
 
+int64_t NodeTypeContext::Mul(int64_t a, int64_t b, std::string_view what) const {
+  int64_t result = 0;
+  if (__builtin_mul_overflow(a, b, &result)) {
+    Fail(std::string(what) + " overflows int64 (" + std::to_string(a) + " * " + std::to_string(b) +
+         ")");
+  }
+  return result;
+}
+
+int64_t NodeTypeContext::Add(int64_t a, int64_t b, std::string_view what) const {
+  int64_t result = 0;
+  if (__builtin_add_overflow(a, b, &result)) {
+    Fail(std::string(what) + " overflows int64 (" + std::to_string(a) + " + " + std::to_string(b) +
+         ")");
+  }
+  return result;
+}
+
 void NodeTypeContext::Fail(const std::string& detail) const {
   throw InvalidArgumentError("graph '" + graph_.name + "': node '" + node_.name + "' (" +
                              node_.op_type + "): " + detail);

@@ -84,7 +84,7 @@ Dim ProductDim(const NodeTypeContext& ctx, std::span<const Dim> dims) {
   for (const Dim& dim : dims) {
     if (dim.is_known()) {
       if (dim.size() == 0) return Dim(0);
-      product *= dim.size();
+      product = ctx.Mul(product, dim.size(), "the product of dimensions");
     } else {
       symbol = &dim;
       ++symbols;
@@ -101,7 +101,7 @@ Dim SumDim(const NodeTypeContext& ctx, std::span<const Dim> dims) {
   int symbols = 0;
   for (const Dim& dim : dims) {
     if (dim.is_known()) {
-      sum += dim.size();
+      sum = ctx.Add(sum, dim.size(), "the sum of dimensions");
     } else {
       symbol = &dim;
       ++symbols;

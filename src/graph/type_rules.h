@@ -106,6 +106,11 @@ class NodeTypeContext {
   // Throws InvalidArgumentError("graph '<g>': node '<n>' (<Op>): <detail>").
   [[noreturn]] void Fail(const std::string& detail) const;
 
+  // a * b and a + b, or Fail()s naming `what` when the result overflows
+  // int64: sizes and attributes come from untrusted model files.
+  int64_t Mul(int64_t a, int64_t b, std::string_view what) const;
+  int64_t Add(int64_t a, int64_t b, std::string_view what) const;
+
  private:
   const AttributeValue* FindAttribute(std::string_view name, size_t kind,
                                       std::string_view kind_name) const;

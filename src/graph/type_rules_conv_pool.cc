@@ -67,8 +67,10 @@ SymbolicShape WindowOutputDims(const NodeTypeContext& ctx, const SymbolicShape& 
       out.push_back(Dim(CeilDiv(in, strides[i])));
       continue;
     }
-    const int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
-    const int64_t padded = in + pads[i] + pads[i + rank];
+    const int64_t extent =
+        ctx.Add(ctx.Mul(kernel[i] - 1, dilations[i], "the window extent"), 1, "the window extent");
+    const int64_t padded = ctx.Add(ctx.Add(in, pads[i], "the padded input size"), pads[i + rank],
+                                   "the padded input size");
     if (extent > padded) {
       ctx.Fail("window extent " + std::to_string(extent) + " on spatial axis " + std::to_string(i) +
                " exceeds the padded input size " + std::to_string(padded) +
@@ -77,7 +79,7 @@ SymbolicShape WindowOutputDims(const NodeTypeContext& ctx, const SymbolicShape& 
     if (ceil_mode != 0) {
       int64_t size = CeilDiv(padded - extent, strides[i]) + 1;
       // A last window starting in the end padding is dropped (ONNX Runtime, PyTorch).
-      if ((size - 1) * strides[i] >= in + pads[i]) --size;
+      if (ctx.Mul(size - 1, strides[i], "the last window start") >= in + pads[i]) --size;
       out.push_back(Dim(size));
     } else {
       out.push_back(Dim((padded - extent) / strides[i] + 1));
@@ -134,7 +136,7 @@ std::vector<TensorType> InferConv(const NodeTypeContext& ctx) {
              ctx.Describe(1));
   }
   if (x && w && (*x)[1].is_known() && (*w)[1].is_known() &&
-      (*x)[1].size() != (*w)[1].size() * group) {
+      (*x)[1].size() != ctx.Mul((*w)[1].size(), group, "W.shape[1] * group")) {
     ctx.Fail("input " + ctx.Describe(0) + " has " + (*x)[1].to_string() + " channels but " +
              ctx.Describe(1) + " with group " + std::to_string(group) + " expects " +
              std::to_string((*w)[1].size() * group) + " (W.shape[1] * group)");

@@ -201,10 +201,10 @@ std::vector<TensorType> InferPad(const NodeTypeContext& ctx) {
              ctx.Describe(0) + ")");
   }
   for (size_t k = 0; k < axes.size(); ++k) {
-    const int64_t grow = (*pads)[k] + (*pads)[k + axes.size()];
+    const int64_t grow = ctx.Add((*pads)[k], (*pads)[k + axes.size()], "the padding");
     const Dim& dim = (*x)[axes[k]];
     if (dim.is_known()) {
-      if (dim.size() + grow < 0) {
+      if (ctx.Add(dim.size(), grow, "the padded size") < 0) {
         ctx.Fail("'pads' " + IntsToString(*pads) + " crop axis " + std::to_string(axes[k]) +
                  " of input " + ctx.Describe(0) + " below size 0");
       }
@@ -273,7 +273,7 @@ std::vector<TensorType> InferTile(const NodeTypeContext& ctx) {
     if (r < 0) ctx.Fail("input 'repeats' " + IntsToString(*repeats) + " has a negative entry");
     const Dim& dim = (*x)[d];
     if (dim.is_known() || r == 0) {
-      out.push_back(Dim(dim.is_known() ? dim.size() * r : 0));
+      out.push_back(Dim(dim.is_known() ? ctx.Mul(dim.size(), r, "the tiled size") : 0));
     } else {
       out.push_back(r == 1 ? dim : ctx.UnknownDim());
     }

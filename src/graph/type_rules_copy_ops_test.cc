@@ -168,6 +168,9 @@ TEST(TileRule, MultipliesDims) {
   EXPECT_EQ(Type("Tile", {2, "N"}, {List{3, 1}}), "float32[6, N]");
   EXPECT_EQ(Type("Tile", {2, "N"}, {List{2, 2}}), "float32[4, ?]");
   EXPECT_EQ(Type("Tile", {2, "N"}, {List{1, 0}}), "float32[2, 0]");
+  EXPECT_EQ(Type("Tile", {2, 3}, {List{int64_t{1} << 62, 1}}),
+            "graph 'g': node 'op' (Tile): the tiled size overflows int64 (2 * "
+            "4611686018427387904)");
   EXPECT_EQ(Type("Tile", {2, 3}, {List{2}}),
             "graph 'g': node 'op' (Tile): input 'repeats' [2] has 1 entries, expected one per "
             "axis of input 'x' float32[2, 3]");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,14 @@ struct Factored {
   }
 };
 
-Factored Factor(const SymbolicShape& dims, int skip) {
+// The product of the known dims and the sorted symbols, or nullopt when the
+// known product overflows int64 (no tensor has that many elements).
+std::optional<Factored> Factor(const SymbolicShape& dims, int skip) {
   Factored f;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (static_cast<int>(i) == skip) continue;
     if (dims[i].is_known()) {
-      f.known *= dims[i].size();
+      if (__builtin_mul_overflow(f.known, dims[i].size(), &f.known)) return std::nullopt;
     } else {
       f.symbols.push_back(dims[i].symbol());
     }
@@ -82,8 +85,13 @@ std::vector<TensorType> InferReshape(const NodeTypeContext& ctx) {
     if (inferred >= 0) out[inferred] = ctx.UnknownDim();
     return {TensorType{dtype, out}};
   }
-  const Factored in = Factor(*x, -1);
-  const Factored rest = Factor(out, inferred);
+  const std::optional<Factored> in_factored = Factor(*x, -1);
+  const std::optional<Factored> rest_factored = Factor(out, inferred);
+  if (!in_factored || !rest_factored) {
+    ctx.Fail(where + ": the element count overflows int64");
+  }
+  const Factored& in = *in_factored;
+  const Factored& rest = *rest_factored;
   // Whether rest's symbols all appear in the input's; `extra` gets the rest.
   std::vector<std::string> extra;
   const bool covered =

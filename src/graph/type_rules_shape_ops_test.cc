@@ -77,6 +77,13 @@ TEST(ReshapeRule, MalformedShapesThrow) {
             "both 0 and -1 with allowzero = 1");
 }
 
+TEST(ReshapeRule, ElementCountOverflowThrowsInsteadOfWrapping) {
+  // 2^62 * 4 does not fit int64: a hostile model, not undefined behaviour.
+  EXPECT_EQ(ReshapeType({2, 3}, {int64_t{1} << 62, 4}),
+            "graph 'g': node 'reshape' (Reshape): input 'shape' [4611686018427387904, 4] for 'x' "
+            "float32[2, 3]: the element count overflows int64");
+}
+
 TEST(ReshapeRule, ShapeOfWrongDTypeThrows) {
   GraphBuilder b("g");
   const std::string x = b.input("x", kF32, {6});
