@@ -21,13 +21,7 @@ using kernels::testing::ErrorMessageOf;
   return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
 }
 
-SessionOptions PrivatePools(int intra, int inter) {
-  SessionOptions options;
-  options.use_private_thread_pools = true;
-  options.intra_op_threads = intra;
-  options.inter_op_threads = inter;
-  return options;
-}
+using runtime::testing::PrivatePools;
 
 // x [A, B] → MatMul with a [4, 4] weight → Relu → "y"; a second branch
 // x → Abs → Neg → "z". Feeding B != 4 fails the MatMul at run time.

@@ -16,15 +16,8 @@ namespace {
 
 using runtime::testing::ChainGraph;
 using runtime::testing::FanOutGraph;
+using runtime::testing::PrivatePools;
 using runtime::testing::TwoBranchGraph;
-
-SessionOptions PrivatePools(int intra, int inter) {
-  SessionOptions options;
-  options.use_private_thread_pools = true;
-  options.intra_op_threads = intra;
-  options.inter_op_threads = inter;
-  return options;
-}
 
 Tensor Ones(Shape shape) {
   Tensor t(DType::kFloat32, std::move(shape));

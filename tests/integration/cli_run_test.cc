@@ -22,19 +22,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
-
-ProcessResult Loom(const std::vector<std::string>& args,
-                   const std::map<std::string, std::string>& env = {}) {
-  std::vector<std::string> argv = {LOOM_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return testing::RunProcess(argv, env);
-}
+using testing::RunLoom;
 
 // A short run: the numbers are not the point here, the report is.
 json RunJson(std::vector<std::string> flags, const std::map<std::string, std::string>& env = {}) {
   std::vector<std::string> args = {"run", "--json", "--warmup", "1", "--iterations", "3"};
   args.insert(args.end(), flags.begin(), flags.end());
-  ProcessResult r = Loom(args, env);
+  ProcessResult r = RunLoom(args, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out);
 }
@@ -99,8 +93,8 @@ TEST(CliRun, OneAndOneThreadsMeansNoIntraWorkerAndOneInterWorker) {
 }
 
 TEST(CliRun, EnvironmentOutranksTheFlagAndTheReportSaysSo) {
-  ProcessResult r = Loom({"run", "--json", "--iterations", "1", "--warmup", "0", "--intra", "2"},
-                         {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
+  ProcessResult r = RunLoom({"run", "--json", "--iterations", "1", "--warmup", "0", "--intra", "2"},
+                            {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["intra_op_threads"], 1);
@@ -110,7 +104,7 @@ TEST(CliRun, EnvironmentOutranksTheFlagAndTheReportSaysSo) {
 }
 
 TEST(CliRun, NoArgumentsRunsTheDemoAndPrintsAReport) {
-  ProcessResult r = Loom({});
+  ProcessResult r = RunLoom({});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* text : {"demo", "latency ms", "p99", "throughput", "cpu use", "threads seen",
                            "peak RSS", "probabilities", "[1, 10]"}) {
@@ -157,22 +151,22 @@ TEST_F(TempDir, InputFileIsFedAndItsBatchIsUsed) {
 TEST_F(TempDir, InputWithTheWrongShapeIsAClearError) {
   const fs::path image = dir_ / "small.npy";
   io::WriteNpy(image.string(), Tensor(DType::kFloat32, Shape({1, 3, 32, 32})));
-  ProcessResult r = Loom({"run", "--input", "image=" + image.string()});
+  ProcessResult r = RunLoom({"run", "--input", "image=" + image.string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("'image'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[1, 3, 32, 32]"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
 
   io::WriteNpy(image.string(), Tensor(DType::kInt32, Shape({1, 3, 64, 64})));
-  ProcessResult dtype = Loom({"run", "--input", "image=" + image.string()});
+  ProcessResult dtype = RunLoom({"run", "--input", "image=" + image.string()});
   EXPECT_EQ(dtype.exit_code, 1);
   EXPECT_NE(dtype.err.find("dtype"), std::string::npos) << dtype.err;
 
-  ProcessResult unknown = Loom({"run", "--input", "pixels=" + image.string()});
+  ProcessResult unknown = RunLoom({"run", "--input", "pixels=" + image.string()});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("'pixels'"), std::string::npos) << unknown.err;
 
-  ProcessResult missing = Loom({"run", "--input", "image=" + (dir_ / "none.npy").string()});
+  ProcessResult missing = RunLoom({"run", "--input", "image=" + (dir_ / "none.npy").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("none.npy"), std::string::npos) << missing.err;
 }
@@ -186,38 +180,38 @@ TEST(CliRun, CommandLineMistakesAreUsageErrors) {
                                              {"run", "--input", "no-equals-sign"},
                                              {"run", "a.onnx", "b.onnx"},
                                              {"--json", "--bogus"}}) {
-    ProcessResult r = Loom(args);
+    ProcessResult r = RunLoom(args);
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
     EXPECT_NE(r.err.find("loom: "), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
-  ProcessResult unknown = Loom({"run", "--frobnicate"});
+  ProcessResult unknown = RunLoom({"run", "--frobnicate"});
   EXPECT_NE(unknown.err.find("'--frobnicate'"), std::string::npos) << unknown.err;
-  EXPECT_EQ(Loom({"run", "--help"}).exit_code, 0);
+  EXPECT_EQ(RunLoom({"run", "--help"}).exit_code, 0);
 }
 
 TEST_F(TempDir, MissingOrCorruptModelFilesAreClearErrors) {
   const std::string missing = (dir_ / "missing.onnx").string();
-  ProcessResult r = Loom({"run", missing});
+  ProcessResult r = RunLoom({"run", missing});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no such file"), std::string::npos) << r.err;
 
   const fs::path corrupt = dir_ / "corrupt.onnx";
   std::ofstream(corrupt) << "this is not a protobuf";
-  ProcessResult bad = Loom({"run", corrupt.string()});
+  ProcessResult bad = RunLoom({"run", corrupt.string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find(corrupt.string()), std::string::npos) << bad.err;
 
-  ProcessResult folder = Loom({"run", dir_.string()});
+  ProcessResult folder = RunLoom({"run", dir_.string()});
   EXPECT_EQ(folder.exit_code, 1);
   EXPECT_NE(folder.err.find("not a regular file"), std::string::npos) << folder.err;
 }
 
 TEST(CliRun, BatchOnAModelWithoutOneIsRejectedNotIgnored) {
-  ProcessResult r = Loom({"run", "--batch", "100000000"});
+  ProcessResult r = RunLoom({"run", "--batch", "100000000"});
   EXPECT_EQ(r.exit_code, 2) << "beyond the flag's range";
-  ProcessResult huge = Loom({"run", "--batch", "1000000"});
+  ProcessResult huge = RunLoom({"run", "--batch", "1000000"});
   EXPECT_EQ(huge.exit_code, 1);
   EXPECT_NE(huge.err.find("--batch"), std::string::npos) << huge.err;
 }

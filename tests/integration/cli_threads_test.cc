@@ -15,20 +15,14 @@ namespace {
 
 using nlohmann::json;
 using testing::ProcessResult;
+using testing::RunLoom;
 using testing::RunProcess;
-
-ProcessResult Loom(const std::vector<std::string>& args,
-                   const std::map<std::string, std::string>& env = {}) {
-  std::vector<std::string> argv = {LOOM_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, env);
-}
 
 json ThreadsJson(const std::vector<std::string>& flags,
                  const std::map<std::string, std::string>& env = {}) {
   std::vector<std::string> args = {"threads", "--json"};
   args.insert(args.end(), flags.begin(), flags.end());
-  ProcessResult r = Loom(args, env);
+  ProcessResult r = RunLoom(args, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out);
 }
@@ -49,7 +43,7 @@ int CountLines(const std::string& text) {
 
 TEST(CliThreads, PrintsTheConfigurationInForce) {
   // (Plain `loom` runs the demo network now: cli_run_test.cc.)
-  ProcessResult r = Loom({"threads"});
+  ProcessResult r = RunLoom({"threads"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("intra_op_parallelism_threads"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("loom-inter-0"), std::string::npos) << r.out;
@@ -90,7 +84,7 @@ TEST(CliThreads, OneIntraThreadCreatesNoIntraWorker) {
 
 TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
   ProcessResult r =
-      Loom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
+      RunLoom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 1);
@@ -129,7 +123,7 @@ TEST(CliThreads, InvalidEnvironmentValueIsOneLineErrorAndNonZeroExit) {
            {"OMP_NUM_THREADS", ""},
            {"LOOM_SPIN_WAIT_US", "99999999999999999999"},
            {"KMP_BLOCKTIME", "infinite"}}) {
-    ProcessResult r = Loom({"threads"}, {{name, value}});
+    ProcessResult r = RunLoom({"threads"}, {{name, value}});
     EXPECT_EQ(r.exit_code, 1) << name;
     EXPECT_EQ(CountLines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find(name + "='" + value + "'"), std::string::npos) << r.err;
@@ -138,22 +132,22 @@ TEST(CliThreads, InvalidEnvironmentValueIsOneLineErrorAndNonZeroExit) {
 }
 
 TEST(CliThreads, BadFlagsAreClearErrors) {
-  ProcessResult negative = Loom({"threads", "--intra", "-1"});
+  ProcessResult negative = RunLoom({"threads", "--intra", "-1"});
   EXPECT_EQ(negative.exit_code, 1);
   EXPECT_NE(negative.err.find("Number of threads must be positive"), std::string::npos);
   EXPECT_NE(negative.err.find("-1"), std::string::npos);
-  ProcessResult garbage = Loom({"threads", "--inter", "4x"});
+  ProcessResult garbage = RunLoom({"threads", "--inter", "4x"});
   EXPECT_EQ(garbage.exit_code, 1);
   EXPECT_NE(garbage.err.find("'4x'"), std::string::npos) << garbage.err;
-  ProcessResult missing = Loom({"threads", "--inter"});
+  ProcessResult missing = RunLoom({"threads", "--inter"});
   EXPECT_EQ(missing.exit_code, 1);
-  ProcessResult huge = Loom({"threads", "--intra", "5000"});
+  ProcessResult huge = RunLoom({"threads", "--intra", "5000"});
   EXPECT_EQ(huge.exit_code, 1);
-  EXPECT_EQ(Loom({"frobnicate"}).exit_code, 2);
+  EXPECT_EQ(RunLoom({"frobnicate"}).exit_code, 2);
 }
 
 TEST(CliThreads, OversubscriptionIsAllowedWithAWarning) {
-  ProcessResult r = Loom({"threads", "--json", "--intra", "64"});
+  ProcessResult r = RunLoom({"threads", "--json", "--intra", "64"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("oversubscription"), std::string::npos) << r.err;
   EXPECT_EQ(json::parse(r.out)["threads"].size(),
@@ -165,16 +159,16 @@ TEST(CliThreads, PinningFlagsPinTheWorkers) {
   EXPECT_EQ(j["intra_op_cpu_affinity"]["cpus"], json::array({0}));
   EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "api");
   EXPECT_EQ(j["inter_op_cpu_affinity"]["cpus"], json::array({0}));
-  ProcessResult bad = Loom({"threads", "--intra-cpus", "3-1"});
+  ProcessResult bad = RunLoom({"threads", "--intra-cpus", "3-1"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("'3-1'"), std::string::npos) << bad.err;
-  ProcessResult outside = Loom({"threads", "--intra-cpus", "4000"});
+  ProcessResult outside = RunLoom({"threads", "--intra-cpus", "4000"});
   EXPECT_EQ(outside.exit_code, 1);
   EXPECT_NE(outside.err.find("CPU 4000"), std::string::npos) << outside.err;
 }
 
 TEST(CliThreads, PinningToACpuOutsideTheMaskIsRejected) {
-  ProcessResult r = Loom({"threads"}, {{"LOOM_INTRAOP_CPUS", "4000"}});
+  ProcessResult r = RunLoom({"threads"}, {{"LOOM_INTRAOP_CPUS", "4000"}});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("affinity mask"), std::string::npos) << r.err;
 }

@@ -19,12 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
-
-ProcessResult Loom(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {LOOM_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return testing::RunProcess(argv);
-}
+using testing::RunLoom;
 
 class CliTrace : public ::testing::Test {
  protected:
@@ -49,7 +44,7 @@ class CliTrace : public ::testing::Test {
 
 TEST_F(CliTrace, DemoTraceHasACompleteEventPerNode) {
   const fs::path file = dir_ / "trace.json";
-  ProcessResult r = Loom({"trace", "--intra", "1", "--inter", "2", "-o", file.string()});
+  ProcessResult r = RunLoom({"trace", "--intra", "1", "--inter", "2", "-o", file.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json trace = ReadJson(file);
   ASSERT_TRUE(trace["traceEvents"].is_array());
@@ -74,18 +69,18 @@ TEST_F(CliTrace, DemoTraceHasACompleteEventPerNode) {
 }
 
 TEST_F(CliTrace, MistakesAreClearErrors) {
-  ProcessResult no_output = Loom({"trace"});
+  ProcessResult no_output = RunLoom({"trace"});
   EXPECT_EQ(no_output.exit_code, 2);
   EXPECT_NE(no_output.err.find("-o FILE"), std::string::npos) << no_output.err;
-  EXPECT_EQ(Loom({"trace", "-o"}).exit_code, 2);
-  EXPECT_EQ(Loom({"trace", "--iterations", "3", "-o", "x.json"}).exit_code, 2);
+  EXPECT_EQ(RunLoom({"trace", "-o"}).exit_code, 2);
+  EXPECT_EQ(RunLoom({"trace", "--iterations", "3", "-o", "x.json"}).exit_code, 2);
 
   const std::string unwritable = (dir_ / "no" / "such" / "folder" / "t.json").string();
-  ProcessResult r = Loom({"trace", "-o", unwritable});
+  ProcessResult r = RunLoom({"trace", "-o", unwritable});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(unwritable), std::string::npos) << r.err;
 
-  ProcessResult missing = Loom({"trace", (dir_ / "none.onnx").string(), "-o", unwritable});
+  ProcessResult missing = RunLoom({"trace", (dir_ / "none.onnx").string(), "-o", unwritable});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("none.onnx"), std::string::npos) << missing.err;
 }

@@ -19,12 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
-
-ProcessResult Loom(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {LOOM_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return testing::RunProcess(argv);
-}
+using testing::RunLoom;
 
 std::string Slurp(const fs::path& path) {
   std::ifstream in(path);
@@ -34,7 +29,7 @@ std::string Slurp(const fs::path& path) {
 }
 
 int UsableCpus() {
-  ProcessResult r = Loom({"threads", "--json"});
+  ProcessResult r = RunLoom({"threads", "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return json::parse(r.out)["cpu"]["usable"].get<int>();
 }
@@ -53,7 +48,7 @@ class CliTune : public ::testing::Test {
 
 TEST_F(CliTune, LatencySweepWritesHeatmapJsonAndExportLines) {
   ProcessResult r =
-      Loom({"tune", "--max-threads", "2", "--iterations", "2", "--out", dir_.string()});
+      RunLoom({"tune", "--max-threads", "2", "--iterations", "2", "--out", dir_.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const int limit = std::min(2, UsableCpus());
 
@@ -90,8 +85,8 @@ TEST_F(CliTune, LatencySweepWritesHeatmapJsonAndExportLines) {
 }
 
 TEST_F(CliTune, ThroughputSweepTriesBatchSizes) {
-  ProcessResult r = Loom({"tune", "--objective", "throughput", "--max-threads", "1", "--iterations",
-                          "1", "--max-batch", "4", "--out", dir_.string()});
+  ProcessResult r = RunLoom({"tune", "--objective", "throughput", "--max-threads", "1",
+                             "--iterations", "1", "--max-batch", "4", "--out", dir_.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(Slurp(dir_ / "tune.json"));
   std::vector<int> batches;
@@ -103,20 +98,20 @@ TEST_F(CliTune, ThroughputSweepTriesBatchSizes) {
 }
 
 TEST_F(CliTune, MistakesAreClearErrors) {
-  EXPECT_EQ(Loom({"tune", "--objective", "speed"}).exit_code, 2);
-  ProcessResult intra = Loom({"tune", "--intra", "2"});
+  EXPECT_EQ(RunLoom({"tune", "--objective", "speed"}).exit_code, 2);
+  ProcessResult intra = RunLoom({"tune", "--intra", "2"});
   EXPECT_EQ(intra.exit_code, 2);
   EXPECT_NE(intra.err.find("--max-threads"), std::string::npos) << intra.err;
-  EXPECT_EQ(Loom({"tune", "--max-threads", "0"}).exit_code, 2);
+  EXPECT_EQ(RunLoom({"tune", "--max-threads", "0"}).exit_code, 2);
 
   fs::create_directories(dir_);
   std::ofstream(dir_ / "file") << "x";
-  ProcessResult blocked =
-      Loom({"tune", "--max-threads", "1", "--iterations", "1", "--out", (dir_ / "file").string()});
+  ProcessResult blocked = RunLoom(
+      {"tune", "--max-threads", "1", "--iterations", "1", "--out", (dir_ / "file").string()});
   EXPECT_EQ(blocked.exit_code, 1);
   EXPECT_NE(blocked.err.find((dir_ / "file").string()), std::string::npos) << blocked.err;
 
-  ProcessResult missing = Loom({"tune", (dir_ / "none.onnx").string()});
+  ProcessResult missing = RunLoom({"tune", (dir_ / "none.onnx").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("none.onnx"), std::string::npos) << missing.err;
 }

@@ -20,4 +20,15 @@ struct ProcessResult {
 ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env = {});
 
+#ifdef LOOM_BINARY
+// Runs the `loom` binary under test (its path comes from the test target's
+// LOOM_BINARY definition) with `args`.
+inline ProcessResult RunLoom(const std::vector<std::string>& args,
+                             const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> argv = {LOOM_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, env);
+}
+#endif
+
 }  // namespace loom::testing

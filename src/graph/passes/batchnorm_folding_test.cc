@@ -13,16 +13,13 @@ namespace {
 using kernels::testing::RandomTensor;
 using kernels::testing::TensorValues;
 using testing::CompareGraphOutputs;
+using testing::Floats;
 using testing::RandomFeeds;
 
 // Folding rounds the weights once to float32: relative error ~1e-7 per
 // product, accumulated over a short dot product.
 constexpr double kRtol = 1e-4;
 constexpr double kAtol = 1e-5;
-
-Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  return Tensor::from_vector(Shape(std::move(dims)), values);
-}
 
 // Adds a BatchNormalization of `x` over `channels` with random parameters
 // (variance in [0.5, 2), so a / sqrt(var + eps) stays moderate).

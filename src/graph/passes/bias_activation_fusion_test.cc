@@ -14,16 +14,13 @@ namespace {
 using kernels::testing::RandomTensor;
 using kernels::testing::TensorValues;
 using testing::CompareGraphOutputs;
+using testing::Floats;
 using testing::RandomFeeds;
 
 // The fused kernels apply the same bias add and activation code to the same
 // sums, so outputs agree to rounding.
 constexpr double kRtol = 1e-5;
 constexpr double kAtol = 1e-6;
-
-Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  return Tensor::from_vector(Shape(std::move(dims)), values);
-}
 
 std::string ExpectSame(const Graph& before, const Graph& after) {
   return CompareGraphOutputs(before, after, RandomFeeds(before, 3), kRtol, kAtol);

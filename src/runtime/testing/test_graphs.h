@@ -6,8 +6,18 @@
 #include <cstdint>
 
 #include "loom/graph.h"
+#include "loom/session.h"
 
 namespace loom::runtime::testing {
+
+// Options for a session with its own pools of these sizes.
+inline SessionOptions PrivatePools(int intra, int inter) {
+  SessionOptions options;
+  options.use_private_thread_pools = true;
+  options.intra_op_threads = intra;
+  options.inter_op_threads = inter;
+  return options;
+}
 
 // x [rows, width] → two independent branches, each `depth` × (MatMul with a
 // [width, width] weight → Relu), joined by Add → output "y". Node names are

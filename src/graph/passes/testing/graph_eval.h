@@ -15,6 +15,11 @@
 
 namespace loom::graph::testing {
 
+// A float32 tensor of `dims` holding `values` (constants in the pass tests).
+inline Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
+  return Tensor::from_vector(Shape(std::move(dims)), values);
+}
+
 // Runs `node`'s kernel on `inputs` (null = absent): the NodeEvaluator the
 // constant-folding tests hand to FoldConstants. Throws what the kernel throws.
 std::vector<Tensor> EvaluateNode(const Node& node, const std::vector<const Tensor*>& inputs);
