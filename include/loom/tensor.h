@@ -102,6 +102,16 @@ class Tensor {
   // builds fill it with NaN bytes so a missed element shows up in tests.
   static Tensor uninitialized(DType dtype, Shape shape);
 
+  // A tensor over memory someone else owns (a NumPy array, a mapped file),
+  // without copying: `data` holds the elements densely in row-major order
+  // and stays valid while `owner` (any shared object; its last reference is
+  // dropped when the last Tensor sharing this storage dies) is alive. `data`
+  // must be aligned to the element size, not to 64 bytes. Kernels only read
+  // their inputs, so a borrowed input is never written. Throws
+  // loom::InvalidArgumentError for a null `data` with elements, a
+  // misaligned `data`, or a bad size (as for the constructor).
+  static Tensor from_external(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner);
+
   // A tensor holding a copy of `values`; its shape's element count must
   // equal values.size().
   template <typename T>
@@ -112,7 +122,8 @@ class Tensor {
   int64_t num_elements() const { return shape_.num_elements(); }
   size_t nbytes() const { return static_cast<size_t>(num_elements()) * dtype_size(dtype_); }
 
-  // The first element, 64-byte aligned; null when num_elements() is 0.
+  // The first element, 64-byte aligned (for tensors Loom allocated; see
+  // from_external); null when num_elements() is 0.
   void* raw_data();
   const void* raw_data() const;
 

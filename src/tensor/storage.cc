@@ -47,8 +47,12 @@ Storage::Storage(size_t bytes, Fill fill) : size_(bytes) {
   }
 }
 
+Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
+    : data_(bytes == 0 ? nullptr : data), size_(bytes), external_owner_(std::move(owner)),
+      external_(true) {}
+
 Storage::~Storage() {
-  if (data_ == nullptr) return;
+  if (data_ == nullptr || external_) return;
   if (allocator_) {
     allocator_->Deallocate(data_, (size_ + kAlignment - 1) / kAlignment * kAlignment);
   } else {

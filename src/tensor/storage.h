@@ -1,6 +1,7 @@
 // The storage behind loom::Tensor (declared opaque in the public header):
 // zero-filled (unless asked not to), 64-byte aligned bytes from the thread's TensorAllocator
-// (tensor_allocator.h), or from aligned_alloc when none is installed.
+// (tensor_allocator.h), or from aligned_alloc when none is installed; or memory
+// someone else owns (Tensor::from_external), kept alive by a shared owner.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,9 @@ class Storage {
   // of 0 allocates nothing (data() is null). kUninitialized skips the
   // zero-fill (sanitizer builds, LOOM_POISON_UNINITIALIZED, fill NaN bytes).
   explicit Storage(size_t bytes, Fill fill = kZeros);
+  // Borrows `bytes` at `data`; `owner` is released (never freed here) when
+  // the storage dies.
+  Storage(void* data, size_t bytes, std::shared_ptr<void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -30,6 +34,8 @@ class Storage {
   void* data_ = nullptr;
   size_t size_ = 0;
   std::shared_ptr<TensorAllocator> allocator_;  // null: aligned_alloc
+  std::shared_ptr<void> external_owner_;        // set: borrowed memory
+  bool external_ = false;
 };
 
 }  // namespace loom::detail

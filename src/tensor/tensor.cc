@@ -1,5 +1,6 @@
 #include "loom/tensor.h"
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -50,6 +51,25 @@ Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   tensor.shape_ = std::move(shape);
   tensor.storage_ = std::make_shared<detail::Storage>(CheckedByteSize(dtype, tensor.shape_),
                                                       detail::Storage::kUninitialized);
+  return tensor;
+}
+
+Tensor Tensor::from_external(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner) {
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.shape_ = std::move(shape);
+  const size_t bytes = CheckedByteSize(dtype, tensor.shape_);
+  if (bytes > 0 && data == nullptr) {
+    throw InvalidArgumentError("external tensor of shape " + tensor.shape_.to_string() +
+                               " has no data (null pointer)");
+  }
+  if (reinterpret_cast<uintptr_t>(data) % dtype_size(dtype) != 0) {
+    throw InvalidArgumentError("external " + std::string(dtype_name(dtype)) + " data at " +
+                               std::to_string(reinterpret_cast<uintptr_t>(data)) +
+                               " is not aligned to its " + std::to_string(dtype_size(dtype)) +
+                               "-byte elements");
+  }
+  tensor.storage_ = std::make_shared<detail::Storage>(data, bytes, std::move(owner));
   return tensor;
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "loom/errors.h"
 
@@ -92,6 +94,48 @@ TEST(Tensor, CloneIsIndependent) {
   c.data<double>()[0] = -1;
   EXPECT_EQ(t.data<double>()[0], 1.5);
   EXPECT_EQ(c.data<double>()[1], 2.5);
+}
+
+}  // namespace
+}  // namespace loom
+
+namespace loom {
+namespace {
+
+TEST(ExternalTensorTest, BorrowsTheMemoryAndReleasesTheOwnerWithTheLastHandle) {
+  auto values = std::make_shared<std::vector<int32_t>>(std::vector<int32_t>{1, 2, 3, 4, 5, 6});
+  std::weak_ptr<std::vector<int32_t>> watch = values;
+  Tensor view;
+  {
+    Tensor t = Tensor::from_external(DType::kInt32, Shape{2, 3}, values->data(), values);
+    values.reset();
+    EXPECT_EQ(t.data<int32_t>(), watch.lock()->data());  // no copy
+    view = t.reshape(Shape{3, 2});
+  }
+  EXPECT_FALSE(watch.expired());  // the reshaped view still holds the owner
+  EXPECT_EQ(view.data<int32_t>()[5], 6);
+  view = Tensor();
+  EXPECT_TRUE(watch.expired());
+}
+
+TEST(ExternalTensorTest, AcceptsElementAlignedButNotCacheLineAlignedData) {
+  std::vector<float> buffer(20, 1.5f);
+  Tensor t = Tensor::from_external(DType::kFloat32, Shape{3}, buffer.data() + 1, nullptr);
+  EXPECT_EQ(t.data<float>(), buffer.data() + 1);
+  EXPECT_EQ(t.clone().data<float>()[2], 1.5f);
+}
+
+TEST(ExternalTensorTest, RejectsMisalignedNullAndOversizedData) {
+  std::vector<int64_t> buffer(4);
+  char* odd = reinterpret_cast<char*>(buffer.data()) + 4;
+  EXPECT_THROW(Tensor::from_external(DType::kInt64, Shape{2}, odd, nullptr), InvalidArgumentError);
+  EXPECT_THROW(Tensor::from_external(DType::kFloat32, Shape{2}, nullptr, nullptr),
+               InvalidArgumentError);
+  EXPECT_THROW(Tensor::from_external(DType::kFloat32, Shape{int64_t{1} << 40, 4}, buffer.data(),
+                                     nullptr),
+               InvalidArgumentError);
+  Tensor empty = Tensor::from_external(DType::kFloat32, Shape{0, 3}, nullptr, nullptr);
+  EXPECT_EQ(empty.raw_data(), nullptr);
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+"""Loom: a CPU tensor runtime whose thread settings do exactly what they say.
+
+    import loom
+    loom.config.threading.set_intra_op_parallelism_threads(4)
+    sess = loom.InferenceSession("model.onnx")          # onnxruntime's API
+    (y,) = sess.run(None, {sess.get_inputs()[0].name: x})
+    z = loom.ops.relu(loom.ops.matmul(a, b))             # eager, on NumPy arrays
+
+Everything is implemented in C++ (the `loom._loom` extension); this package
+only names it.
+"""
+
+from loom import config, errors, ops
+from loom._loom import (
+    GraphOptimizationLevel,
+    InferenceSession,
+    NodeArg,
+    SessionOptions,
+    __version__,
+    runtime_started,
+    start_runtime,
+)
+
+__all__ = [
+    "GraphOptimizationLevel",
+    "InferenceSession",
+    "NodeArg",
+    "SessionOptions",
+    "__version__",
+    "config",
+    "errors",
+    "ops",
+    "runtime_started",
+    "start_runtime",
+]

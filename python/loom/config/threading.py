@@ -1,0 +1,20 @@
+"""Thread settings with the names of tf.config.threading (see docs/threading.md).
+
+0 means automatic. LOOM_NUM_INTRAOP_THREADS / TF_NUM_INTRAOP_THREADS (and the
+inter-op, spin and CPU-list variables) outrank these calls, which then warn.
+A negative count raises ValueError; changing a value after the runtime has
+started raises RuntimeError; setting the value already in force is fine."""
+
+from loom._loom.config.threading import (  # noqa: F401
+    describe,
+    get_inter_op_cpu_affinity,
+    get_inter_op_parallelism_threads,
+    get_intra_op_cpu_affinity,
+    get_intra_op_parallelism_threads,
+    get_spin_wait_us,
+    set_inter_op_cpu_affinity,
+    set_inter_op_parallelism_threads,
+    set_intra_op_cpu_affinity,
+    set_intra_op_parallelism_threads,
+    set_spin_wait_us,
+)

@@ -1,0 +1,138 @@
+// NumPy <-> loom::Tensor without copies where the memory allows it.
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "bridge.h"
+#include "loom/errors.h"
+
+namespace loom::python {
+namespace {
+
+std::optional<DType> LoomDType(nb::dlpack::dtype dtype) {
+  using Code = nb::dlpack::dtype_code;
+  if (dtype.lanes != 1) return std::nullopt;
+  switch (static_cast<Code>(dtype.code)) {
+    case Code::Float:
+      if (dtype.bits == 32) return DType::kFloat32;
+      if (dtype.bits == 64) return DType::kFloat64;
+      if (dtype.bits == 16) return DType::kFloat16;
+      return std::nullopt;
+    case Code::Int:
+      if (dtype.bits == 8) return DType::kInt8;
+      if (dtype.bits == 32) return DType::kInt32;
+      if (dtype.bits == 64) return DType::kInt64;
+      return std::nullopt;
+    case Code::UInt:
+      if (dtype.bits == 8) return DType::kUInt8;
+      return std::nullopt;
+    case Code::Bool:
+      if (dtype.bits == 8) return DType::kBool;
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+nb::dlpack::dtype DlpackDType(DType dtype) {
+  using Code = nb::dlpack::dtype_code;
+  auto make = [](Code code, int bits) {
+    return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
+  };
+  switch (dtype) {
+    case DType::kFloat32: return make(Code::Float, 32);
+    case DType::kFloat64: return make(Code::Float, 64);
+    case DType::kFloat16: return make(Code::Float, 16);
+    case DType::kInt8: return make(Code::Int, 8);
+    case DType::kUInt8: return make(Code::UInt, 8);
+    case DType::kInt32: return make(Code::Int, 32);
+    case DType::kInt64: return make(Code::Int, 64);
+    case DType::kBool: return make(Code::Bool, 8);
+  }
+  throw RuntimeError("unknown Loom dtype");
+}
+
+bool IsCContiguous(const nb::ndarray<nb::ro>& array) {
+  int64_t expected = 1;
+  for (size_t axis = array.ndim(); axis-- > 0;) {
+    const auto extent = static_cast<int64_t>(array.shape(axis));
+    if (extent == 0) return true;
+    if (extent != 1 && array.stride(axis) != expected) return false;
+    expected *= extent;
+  }
+  return true;
+}
+
+// Holds a reference to a Python object from C++; the last Tensor sharing the
+// storage may die on any thread, so the release takes the GIL.
+std::shared_ptr<void> KeepAlive(nb::handle object) {
+  object.inc_ref();
+  return std::shared_ptr<void>(object.ptr(), [](void* pointer) {
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(pointer));
+  });
+}
+
+// Deliberately never released: a static nb::object would be decref'ed after
+// the interpreter is gone, at process exit.
+nb::handle NumPy() {
+  static PyObject* numpy = nb::module_::import_("numpy").release().ptr();
+  return numpy;
+}
+
+}  // namespace
+
+Tensor TensorFromPython(nb::handle object, const std::string& what) {
+  nb::object array = nb::borrow(object);
+  if (!nb::isinstance(array, NumPy().attr("ndarray"))) array = NumPy().attr("asarray")(array);
+  nb::ndarray<nb::ro> view;
+  if (!nb::try_cast(array, view, /*convert=*/false)) {
+    throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " +
+                               nb::cast<std::string>(nb::str(array.attr("dtype"))));
+  }
+  const std::optional<DType> dtype = LoomDType(view.dtype());
+  if (!dtype) {
+    throw InvalidArgumentError(what + ": NumPy dtype " +
+                               nb::cast<std::string>(nb::str(array.attr("dtype"))) +
+                               " is not supported (Loom has float32, float64, float16, int8, "
+                               "uint8, int32, int64 and bool)");
+  }
+  const auto address = reinterpret_cast<uintptr_t>(view.data());
+  if (!IsCContiguous(view) || address % dtype_size(*dtype) != 0) {
+    array = NumPy().attr("array")(array, nb::arg("order") = "C", nb::arg("copy") = true);
+    view = nb::cast<nb::ndarray<nb::ro>>(array, /*convert=*/false);
+  }
+  std::vector<int64_t> dims(view.ndim());
+  for (size_t axis = 0; axis < view.ndim(); ++axis) dims[axis] = static_cast<int64_t>(view.shape(axis));
+  return Tensor::from_external(*dtype, Shape(std::move(dims)), const_cast<void*>(view.data()),
+                               KeepAlive(array));
+}
+
+nb::object ArrayFromTensor(Tensor tensor) {
+  std::vector<size_t> shape(tensor.shape().dims().begin(), tensor.shape().dims().end());
+  const nb::dlpack::dtype dtype = DlpackDType(tensor.dtype());
+  auto* holder = new Tensor(std::move(tensor));
+  nb::capsule owner(holder, [](void* pointer) noexcept { delete static_cast<Tensor*>(pointer); });
+  // NumPy wants a non-null pointer even for zero elements.
+  static int64_t empty_data = 0;
+  void* data = holder->raw_data() != nullptr ? holder->raw_data() : &empty_data;
+  nb::ndarray<nb::numpy> array(data, shape.size(), shape.data(), owner, nullptr, dtype);
+  return array.cast();
+}
+
+Tensor Unaliased(Tensor output, const std::vector<const Tensor*>& inputs) {
+  for (const Tensor* input : inputs) {
+    if (input != nullptr && output.shares_storage_with(*input)) return output.clone();
+  }
+  return output;
+}
+
+void RaiseAsPythonWarnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw nb::python_error();
+  }
+}
+
+}  // namespace loom::python

@@ -1,0 +1,72 @@
+// What every binding file shares: NumPy arrays <-> loom::Tensor, Loom's
+// warnings surfaced as Python warnings, and the GIL released around work.
+#pragma once
+
+#include <nanobind/nanobind.h>
+// Every file sees the same casters: a caster missing in one translation unit
+// makes its nb::cast<std::string> a different (throwing) instantiation, and
+// the linker may keep that one for all.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "loom/tensor.h"
+#include "loom/warnings.h"
+
+namespace loom::python {
+
+namespace nb = nanobind;
+
+// A tensor over `array`'s memory when it is a C-contiguous, element-aligned
+// NumPy array of a Loom dtype (no copy; the array is kept alive); otherwise
+// over a C-ordered copy. Anything else NumPy can turn into an array (lists,
+// scalars) is converted first. `what` names the argument in errors
+// ("matmul: argument 'a'").
+Tensor TensorFromPython(nb::handle array, const std::string& what);
+
+// A NumPy array that owns `tensor`'s storage (no copy).
+nb::object ArrayFromTensor(Tensor tensor);
+
+// Results never alias arguments: an output sharing storage with an input
+// (Reshape, Identity) is copied, so a returned array is always new memory,
+// as with ONNX Runtime, and never writes through to a read-only input.
+Tensor Unaliased(Tensor output, const std::vector<const Tensor*>& inputs);
+
+// Raises each warning with warnings.warn (UserWarning), pointing at the
+// caller's line; throws nb::python_error if a warning filter made it an error.
+void RaiseAsPythonWarnings(const std::vector<std::string>& warnings);
+
+// Runs `work` without the GIL, collecting the Loom warnings it raises on
+// this thread, then raises them as Python warnings.
+template <typename Work>
+auto RunReleased(Work&& work) {
+  std::vector<std::string> warnings;
+  auto result = [&] {
+    WarningCapture capture;
+    nb::gil_scoped_release release;
+    auto value = work();
+    warnings = capture.take();
+    return value;
+  }();
+  RaiseAsPythonWarnings(warnings);
+  return result;
+}
+
+// The same with the GIL held (quick calls such as configuration setters).
+template <typename Work>
+void RunWithWarnings(Work&& work) {
+  WarningCapture capture;
+  work();
+  RaiseAsPythonWarnings(capture.take());
+}
+
+void BindErrors(nb::module_& m);
+void BindConfig(nb::module_& m);
+void BindSession(nb::module_& m);
+void BindOps(nb::module_& m);
+
+}  // namespace loom::python

@@ -1,0 +1,76 @@
+// loom.config.threading: tf.config.threading's names over
+// loom::config::threading. Every rule (environment outranks the call, the
+// frozen-after-start error, validation) lives in C++; this file only maps
+// warnings and errors to Python's.
+
+#include <string>
+#include <vector>
+
+#include "bridge.h"
+#include "loom/config.h"
+#include "loom/runtime.h"
+
+namespace loom::python {
+namespace {
+
+namespace threading = loom::config::threading;
+
+template <typename Setter>
+auto WarningSetter(Setter setter) {
+  return [setter](int value) { RunWithWarnings([&] { setter(value); }); };
+}
+
+template <typename Setter>
+auto WarningCpuSetter(Setter setter) {
+  return [setter](const std::vector<int>& cpus) { RunWithWarnings([&] { setter(cpus); }); };
+}
+
+}  // namespace
+
+void BindConfig(nb::module_& m) {
+  nb::module_ config = m.def_submodule("config", "Loom's configuration.");
+  nb::module_ t = config.def_submodule(
+      "threading",
+      "Thread settings, named as in tf.config.threading. 0 means automatic; environment "
+      "variables (LOOM_NUM_INTRAOP_THREADS / TF_NUM_INTRAOP_THREADS, ...) outrank these calls, "
+      "which then warn; after the runtime starts a change raises RuntimeError.");
+
+  t.def("set_intra_op_parallelism_threads", WarningSetter(threading::set_intra_op_parallelism_threads),
+        nb::arg("num_threads"),
+        "Threads one op may use: the calling thread plus num_threads - 1 'loom-intra-*' workers. "
+        "0 = automatic (usable CPUs). Raises ValueError for a negative count, RuntimeError for a "
+        "change after the runtime started.");
+  t.def("get_intra_op_parallelism_threads", &threading::get_intra_op_parallelism_threads,
+        "The intra-op thread count in force (never 0: automatic is resolved).");
+  t.def("set_inter_op_parallelism_threads", WarningSetter(threading::set_inter_op_parallelism_threads),
+        nb::arg("num_threads"),
+        "Independent ops that may run at once ('loom-inter-*' threads). 0 = automatic.");
+  t.def("get_inter_op_parallelism_threads", &threading::get_inter_op_parallelism_threads,
+        "The inter-op thread count in force (never 0).");
+  t.def("set_spin_wait_us", WarningSetter(threading::set_spin_wait_us), nb::arg("microseconds"),
+        "How long an idle worker spins before it blocks; 0 blocks at once (the good-neighbour "
+        "setting).");
+  t.def("get_spin_wait_us", &threading::get_spin_wait_us);
+  t.def("set_intra_op_cpu_affinity", WarningCpuSetter(threading::set_intra_op_cpu_affinity),
+        nb::arg("cpus"), "Pins intra-op worker i to cpus[i % len(cpus)]; [] = not pinned.");
+  t.def("get_intra_op_cpu_affinity", &threading::get_intra_op_cpu_affinity);
+  t.def("set_inter_op_cpu_affinity", WarningCpuSetter(threading::set_inter_op_cpu_affinity),
+        nb::arg("cpus"));
+  t.def("get_inter_op_cpu_affinity", &threading::get_inter_op_cpu_affinity);
+  t.def(
+      "describe",
+      [] {
+        // The same object `loom threads --json` prints, so both stay one format.
+        const std::string json = threading::describe().to_json();
+        return nb::module_::import_("json").attr("loads")(json);
+      },
+      "Every value in force with its source ('api', 'env:LOOM_NUM_INTRAOP_THREADS', "
+      "'env:OMP_NUM_THREADS', 'auto'), the CPUs Loom sees and the threads it created, as a dict.");
+
+  m.def("start_runtime", [] { RunReleased([] { return (loom::start_runtime(), 0); }); },
+        "Starts the runtime now: freezes the configuration and creates the thread pools (the first "
+        "session or op does it otherwise).");
+  m.def("runtime_started", &loom::runtime_started);
+}
+
+}  // namespace loom::python

@@ -1,0 +1,242 @@
+// loom.InferenceSession with ONNX Runtime's calling conventions, so that
+// code written for onnxruntime.InferenceSession only changes its import:
+//   sess = loom.InferenceSession("model.onnx", providers=["CPUExecutionProvider"])
+//   name = sess.get_inputs()[0].name
+//   (y,) = sess.run(None, {name: x})
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bridge.h"
+#include "loom/config.h"
+#include "loom/errors.h"
+#include "loom/onnx.h"
+#include "loom/session.h"
+
+namespace loom::python {
+namespace {
+
+// ONNX Runtime's names, so `so.graph_optimization_level = ...` ports as is.
+enum class GraphOptimizationLevel : int {
+  ORT_DISABLE_ALL = 0,
+  ORT_ENABLE_BASIC = 1,
+  ORT_ENABLE_EXTENDED = 2,
+  ORT_ENABLE_ALL = 99,
+};
+
+struct PySessionOptions {
+  int intra_op_num_threads = 0;  // 0: the global setting (loom.config.threading)
+  int inter_op_num_threads = 0;
+  GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::ORT_ENABLE_ALL;
+};
+
+// ONNX Runtime's element type strings.
+std::string OrtTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "tensor(float)";
+    case DType::kFloat64: return "tensor(double)";
+    case DType::kFloat16: return "tensor(float16)";
+    case DType::kInt8: return "tensor(int8)";
+    case DType::kUInt8: return "tensor(uint8)";
+    case DType::kInt32: return "tensor(int32)";
+    case DType::kInt64: return "tensor(int64)";
+    case DType::kBool: return "tensor(bool)";
+  }
+  return "tensor(unknown)";
+}
+
+struct NodeArg {
+  std::string name;
+  nb::object shape;  // list of int / str / None, or None when the rank is unknown
+  std::string type;
+};
+
+NodeArg ToNodeArg(const ValueInfo& info) {
+  NodeArg arg{info.name, nb::none(), OrtTypeName(info.type.dtype)};
+  if (info.type.shape) {
+    nb::list dims;
+    for (const Dim& dim : *info.type.shape) {
+      // Sizes the model leaves unnamed get invented symbols in Loom ("unk__3"
+      // from the importer, "?node.0" from type inference); ONNX Runtime
+      // shows those as None.
+      const std::string& symbol = dim.symbol();
+      if (dim.is_known()) {
+        dims.append(dim.size());
+      } else if (symbol.rfind("unk__", 0) == 0 || symbol.rfind('?', 0) == 0) {
+        dims.append(nb::none());
+      } else {
+        dims.append(symbol);
+      }
+    }
+    arg.shape = dims;
+  }
+  return arg;
+}
+
+Graph LoadModel(nb::handle path_or_bytes) {
+  if (nb::isinstance<nb::bytes>(path_or_bytes) || PyByteArray_Check(path_or_bytes.ptr())) {
+    std::string bytes = nb::isinstance<nb::bytes>(path_or_bytes)
+                            ? std::string(nb::borrow<nb::bytes>(path_or_bytes).c_str(),
+                                          nb::borrow<nb::bytes>(path_or_bytes).size())
+                            : std::string(PyByteArray_AsString(path_or_bytes.ptr()),
+                                          PyByteArray_Size(path_or_bytes.ptr()));
+    return RunReleased([&] { return load_onnx_model_from_bytes(bytes, "", "<bytes>"); });
+  }
+  nb::object path = nb::module_::import_("os").attr("fspath")(path_or_bytes);  // TypeError otherwise
+  if (!nb::isinstance<nb::str>(path)) {
+    throw nb::type_error("InferenceSession: a model path must be str or os.PathLike of str");
+  }
+  const std::string file = nb::cast<std::string>(path);
+  return RunReleased([&] { return load_onnx_model(file); });
+}
+
+// Providers as ONNX Runtime takes them: names or (name, options) pairs.
+// Loom is a CPU runtime: like ONNX Runtime with a provider it lacks, it
+// warns and runs on the CPU.
+void CheckProviders(nb::handle providers) {
+  if (providers.is_none()) return;
+  for (nb::handle entry : providers) {
+    nb::handle name = nb::isinstance<nb::tuple>(entry) ? entry[0] : entry;
+    const std::string provider = nb::cast<std::string>(nb::str(name));
+    if (provider != "CPUExecutionProvider") {
+      RaiseAsPythonWarnings({"provider '" + provider +
+                             "' is not available in Loom (a CPU runtime); running on "
+                             "CPUExecutionProvider"});
+    }
+  }
+}
+
+class InferenceSession {
+ public:
+  InferenceSession(nb::handle path_or_bytes, std::optional<PySessionOptions> sess_options,
+                   nb::handle providers, std::optional<int> intra_op_num_threads,
+                   std::optional<int> inter_op_num_threads) {
+    CheckProviders(providers);
+    const PySessionOptions so = sess_options.value_or(PySessionOptions{});
+    const int intra = intra_op_num_threads.value_or(so.intra_op_num_threads);
+    const int inter = inter_op_num_threads.value_or(so.inter_op_num_threads);
+    if (intra < 0 || inter < 0) {
+      throw InvalidArgumentError(
+          "InferenceSession: intra_op_num_threads and inter_op_num_threads must be >= 0 "
+          "(0 = the global setting), got " +
+          std::to_string(intra) + " and " + std::to_string(inter));
+    }
+    SessionOptions options;
+    // A count given for this session means private pools, as in ONNX
+    // Runtime; the other count then comes from the global configuration.
+    if (intra > 0 || inter > 0) {
+      options.use_private_thread_pools = true;
+      options.intra_op_threads =
+          intra > 0 ? intra : config::threading::get_intra_op_parallelism_threads();
+      options.inter_op_threads =
+          inter > 0 ? inter : config::threading::get_inter_op_parallelism_threads();
+    }
+    options.optimization_level = std::min(static_cast<int>(so.graph_optimization_level), 2);
+    Graph graph = LoadModel(path_or_bytes);
+    session_ = RunReleased([&] { return std::make_shared<Session>(std::move(graph), options); });
+  }
+
+  nb::list Run(nb::handle output_names, nb::handle input_feed, nb::handle run_options) const {
+    if (!run_options.is_none()) {
+      throw nb::type_error("InferenceSession.run: run_options is not supported; pass None");
+    }
+    std::vector<std::string> fetches;
+    if (!output_names.is_none()) {
+      for (nb::handle name : output_names) fetches.push_back(nb::cast<std::string>(name));
+    }
+    if (!nb::isinstance<nb::dict>(input_feed)) {
+      throw nb::type_error("InferenceSession.run: input_feed must be a dict {input name: array}");
+    }
+    std::map<std::string, Tensor> feeds;
+    for (auto [key, value] : nb::borrow<nb::dict>(input_feed)) {
+      const std::string name = nb::cast<std::string>(key);
+      feeds.emplace(name, TensorFromPython(value, "InferenceSession.run: input '" + name + "'"));
+    }
+    std::vector<Tensor> outputs = RunReleased([&] {
+      std::vector<Tensor> results = session_->run(feeds, fetches);
+      std::vector<const Tensor*> inputs;
+      for (const auto& [name, tensor] : feeds) inputs.push_back(&tensor);
+      for (Tensor& result : results) result = Unaliased(std::move(result), inputs);
+      return results;
+    });
+    nb::list arrays;
+    for (Tensor& output : outputs) arrays.append(ArrayFromTensor(std::move(output)));
+    return arrays;
+  }
+
+  std::vector<NodeArg> Inputs() const { return ToNodeArgs(session_->inputs()); }
+  std::vector<NodeArg> Outputs() const { return ToNodeArgs(session_->outputs()); }
+  int IntraOpThreads() const { return session_->intra_op_threads(); }
+  int InterOpThreads() const { return session_->inter_op_threads(); }
+
+ private:
+  static std::vector<NodeArg> ToNodeArgs(const std::vector<ValueInfo>& infos) {
+    std::vector<NodeArg> args;
+    for (const ValueInfo& info : infos) args.push_back(ToNodeArg(info));
+    return args;
+  }
+
+  std::shared_ptr<Session> session_;
+};
+
+}  // namespace
+
+void BindSession(nb::module_& m) {
+  nb::enum_<GraphOptimizationLevel>(m, "GraphOptimizationLevel",
+                                    "ONNX Runtime's levels: DISABLE_ALL = Loom level 0 (run as "
+                                    "given), BASIC = 1 (constant folding, dead nodes), EXTENDED "
+                                    "and ALL = 2 (also BatchNorm folding, bias/activation fusion).")
+      .value("ORT_DISABLE_ALL", GraphOptimizationLevel::ORT_DISABLE_ALL)
+      .value("ORT_ENABLE_BASIC", GraphOptimizationLevel::ORT_ENABLE_BASIC)
+      .value("ORT_ENABLE_EXTENDED", GraphOptimizationLevel::ORT_ENABLE_EXTENDED)
+      .value("ORT_ENABLE_ALL", GraphOptimizationLevel::ORT_ENABLE_ALL);
+
+  nb::class_<PySessionOptions>(m, "SessionOptions",
+                               "Per-session settings, as onnxruntime.SessionOptions. A thread "
+                               "count above 0 gives the session private pools of that size; 0 "
+                               "uses the global pools (loom.config.threading).")
+      .def(nb::init<>())
+      .def_rw("intra_op_num_threads", &PySessionOptions::intra_op_num_threads)
+      .def_rw("inter_op_num_threads", &PySessionOptions::inter_op_num_threads)
+      .def_rw("graph_optimization_level", &PySessionOptions::graph_optimization_level);
+
+  nb::class_<NodeArg>(m, "NodeArg", "A graph input or output: name, shape, type.")
+      .def_ro("name", &NodeArg::name)
+      .def_prop_ro("shape", [](const NodeArg& arg) { return arg.shape; })
+      .def_ro("type", &NodeArg::type)
+      .def("__repr__", [](const NodeArg& arg) {
+        return "NodeArg(name='" + arg.name + "', type='" + arg.type +
+               "', shape=" + nb::cast<std::string>(nb::repr(arg.shape)) + ")";
+      });
+
+  nb::class_<InferenceSession>(
+      m, "InferenceSession",
+      "Loads an ONNX model (a path, or the model's bytes) and runs it; the calling conventions "
+      "of onnxruntime.InferenceSession. intra_op_num_threads / inter_op_num_threads (or a "
+      "SessionOptions) above 0 give this session private thread pools; otherwise it shares the "
+      "global pools. run() releases the GIL and may be called from many threads at once.")
+      .def(nb::init<nb::handle, std::optional<PySessionOptions>, nb::handle, std::optional<int>,
+                    std::optional<int>>(),
+           nb::arg("path_or_bytes"), nb::arg("sess_options").none() = nb::none(),
+           nb::arg("providers").none() = nb::none(), nb::kw_only(),
+           nb::arg("intra_op_num_threads") = nb::none(),
+           nb::arg("inter_op_num_threads") = nb::none())
+      .def("run", &InferenceSession::Run, nb::arg("output_names").none(), nb::arg("input_feed"),
+           nb::arg("run_options").none() = nb::none(),
+           "Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list "
+           "of ndarrays.")
+      .def("get_inputs", &InferenceSession::Inputs)
+      .def("get_outputs", &InferenceSession::Outputs)
+      .def("get_providers", [](const InferenceSession&) {
+        return std::vector<std::string>{"CPUExecutionProvider"};
+      })
+      .def_prop_ro("intra_op_num_threads", &InferenceSession::IntraOpThreads,
+                   "Threads one op of this session may use.")
+      .def_prop_ro("inter_op_num_threads", &InferenceSession::InterOpThreads,
+                   "Ops of one run that may run at once.");
+}
+
+}  // namespace loom::python
