@@ -26,3 +26,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The Python package's build and test dependencies (pinned), into the
+# python3 on PATH: scikit-build-core, nanobind, numpy, pytest, onnx,
+# onnxruntime (the test oracle).
+cd "$(dirname "$0")/.."
+python3 -m pip install --quiet --root-user-action=ignore --disable-pip-version-check \
+  -r python/requirements.txt

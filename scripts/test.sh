@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: the whole test suite.
-#  1. release build: every test;
+#  1. release build: every test; then the Python package, built from this
+#     checkout and installed (`pip install .`), and its pytest suite;
 #  2. ThreadSanitizer build: every test, threading ones above all (pools,
 #     ParallelFor, config, runtime) — concurrency code must be race-free;
 #  3. ASan+UBSan build: every test.
@@ -17,6 +18,9 @@ run_ctest() {  # preset, extra ctest args...
 
 scripts/build.sh release
 run_ctest release
+scripts/build_python.sh
+echo "== pytest (python/tests) =="
+python3 -m pytest -q python/tests
 
 if [ "${LOOM_TEST_QUICK:-0}" != "1" ]; then
   scripts/build.sh tsan

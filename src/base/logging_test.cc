@@ -29,7 +29,8 @@ namespace {
 
 TEST(WarningCaptureTest, CollectsThisThreadsWarningsInsteadOfTheSink) {
   std::vector<std::string> sink_lines;
-  LogSink previous = SetLogSinkForTesting([&](std::string_view line) { sink_lines.emplace_back(line); });
+  LogSink previous =
+      SetLogSinkForTesting([&](std::string_view line) { sink_lines.emplace_back(line); });
   {
     WarningCapture capture;
     LogWarning("first");

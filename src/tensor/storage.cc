@@ -48,7 +48,9 @@ Storage::Storage(size_t bytes, Fill fill) : size_(bytes) {
 }
 
 Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
-    : data_(bytes == 0 ? nullptr : data), size_(bytes), external_owner_(std::move(owner)),
+    : data_(bytes == 0 ? nullptr : data),
+      size_(bytes),
+      external_owner_(std::move(owner)),
       external_(true) {}
 
 Storage::~Storage() {

@@ -131,9 +131,9 @@ TEST(ExternalTensorTest, RejectsMisalignedNullAndOversizedData) {
   EXPECT_THROW(Tensor::from_external(DType::kInt64, Shape{2}, odd, nullptr), InvalidArgumentError);
   EXPECT_THROW(Tensor::from_external(DType::kFloat32, Shape{2}, nullptr, nullptr),
                InvalidArgumentError);
-  EXPECT_THROW(Tensor::from_external(DType::kFloat32, Shape{int64_t{1} << 40, 4}, buffer.data(),
-                                     nullptr),
-               InvalidArgumentError);
+  EXPECT_THROW(
+      Tensor::from_external(DType::kFloat32, Shape{int64_t{1} << 40, 4}, buffer.data(), nullptr),
+      InvalidArgumentError);
   Tensor empty = Tensor::from_external(DType::kFloat32, Shape{0, 3}, nullptr, nullptr);
   EXPECT_EQ(empty.raw_data(), nullptr);
 }
