@@ -42,14 +42,22 @@ nb::dlpack::dtype DlpackDType(DType dtype) {
     return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
   };
   switch (dtype) {
-    case DType::kFloat32: return make(Code::Float, 32);
-    case DType::kFloat64: return make(Code::Float, 64);
-    case DType::kFloat16: return make(Code::Float, 16);
-    case DType::kInt8: return make(Code::Int, 8);
-    case DType::kUInt8: return make(Code::UInt, 8);
-    case DType::kInt32: return make(Code::Int, 32);
-    case DType::kInt64: return make(Code::Int, 64);
-    case DType::kBool: return make(Code::Bool, 8);
+    case DType::kFloat32:
+      return make(Code::Float, 32);
+    case DType::kFloat64:
+      return make(Code::Float, 64);
+    case DType::kFloat16:
+      return make(Code::Float, 16);
+    case DType::kInt8:
+      return make(Code::Int, 8);
+    case DType::kUInt8:
+      return make(Code::UInt, 8);
+    case DType::kInt32:
+      return make(Code::Int, 32);
+    case DType::kInt64:
+      return make(Code::Int, 64);
+    case DType::kBool:
+      return make(Code::Bool, 8);
   }
   throw RuntimeError("unknown Loom dtype");
 }
@@ -82,6 +90,14 @@ nb::handle NumPy() {
   return numpy;
 }
 
+// str(array.dtype). The attribute goes through nb::object first: nb::str
+// built straight from the accessor borrows the dtype object as if it were a
+// str (no str() call), and reading that as std::string throws std::bad_cast.
+std::string DTypeText(nb::handle array) {
+  nb::object dtype = array.attr("dtype");
+  return nb::str(dtype).c_str();
+}
+
 }  // namespace
 
 Tensor TensorFromPython(nb::handle object, const std::string& what) {
@@ -89,13 +105,11 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
   if (!nb::isinstance(array, NumPy().attr("ndarray"))) array = NumPy().attr("asarray")(array);
   nb::ndarray<nb::ro> view;
   if (!nb::try_cast(array, view, /*convert=*/false)) {
-    throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " +
-                               nb::cast<std::string>(nb::str(array.attr("dtype"))));
+    throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " + DTypeText(array));
   }
   const std::optional<DType> dtype = LoomDType(view.dtype());
   if (!dtype) {
-    throw InvalidArgumentError(what + ": NumPy dtype " +
-                               nb::cast<std::string>(nb::str(array.attr("dtype"))) +
+    throw InvalidArgumentError(what + ": NumPy dtype " + DTypeText(array) +
                                " is not supported (Loom has float32, float64, float16, int8, "
                                "uint8, int32, int64 and bool)");
   }
@@ -105,9 +119,26 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
     view = nb::cast<nb::ndarray<nb::ro>>(array, /*convert=*/false);
   }
   std::vector<int64_t> dims(view.ndim());
-  for (size_t axis = 0; axis < view.ndim(); ++axis) dims[axis] = static_cast<int64_t>(view.shape(axis));
+  for (size_t axis = 0; axis < view.ndim(); ++axis)
+    dims[axis] = static_cast<int64_t>(view.shape(axis));
   return Tensor::from_external(*dtype, Shape(std::move(dims)), const_cast<void*>(view.data()),
                                KeepAlive(array));
+}
+
+bool IsPythonScalar(nb::handle value) {
+  return nb::isinstance<nb::bool_>(value) || nb::isinstance<nb::int_>(value) ||
+         nb::isinstance<nb::float_>(value);
+}
+
+Tensor TensorFromPythonLike(nb::handle value, const Tensor& like, const std::string& what) {
+  const bool like_is_float = like.dtype() == DType::kFloat32 || like.dtype() == DType::kFloat64 ||
+                             like.dtype() == DType::kFloat16;
+  if (!IsPythonScalar(value) || (nb::isinstance<nb::float_>(value) && !like_is_float)) {
+    return TensorFromPython(value, what);
+  }
+  nb::object scalar =
+      NumPy().attr("asarray")(value, nb::arg("dtype") = std::string(dtype_name(like.dtype())));
+  return TensorFromPython(scalar, what);
 }
 
 nb::object ArrayFromTensor(Tensor tensor) {

@@ -28,6 +28,13 @@ namespace nb = nanobind;
 // ("matmul: argument 'a'").
 Tensor TensorFromPython(nb::handle array, const std::string& what);
 
+// As TensorFromPython, except that a Python int, float or bool takes
+// `like`'s dtype, as NumPy treats Python scalars (NEP 50): add(x_f32, 2.0)
+// stays float32. A float next to an integer tensor stays float64.
+Tensor TensorFromPythonLike(nb::handle value, const Tensor& like, const std::string& what);
+
+bool IsPythonScalar(nb::handle value);
+
 // A NumPy array that owns `tensor`'s storage (no copy).
 nb::object ArrayFromTensor(Tensor tensor);
 

@@ -35,15 +35,15 @@ void BindConfig(nb::module_& m) {
       "variables (LOOM_NUM_INTRAOP_THREADS / TF_NUM_INTRAOP_THREADS, ...) outrank these calls, "
       "which then warn; after the runtime starts a change raises RuntimeError.");
 
-  t.def("set_intra_op_parallelism_threads", WarningSetter(threading::set_intra_op_parallelism_threads),
-        nb::arg("num_threads"),
+  t.def("set_intra_op_parallelism_threads",
+        WarningSetter(threading::set_intra_op_parallelism_threads), nb::arg("num_threads"),
         "Threads one op may use: the calling thread plus num_threads - 1 'loom-intra-*' workers. "
         "0 = automatic (usable CPUs). Raises ValueError for a negative count, RuntimeError for a "
         "change after the runtime started.");
   t.def("get_intra_op_parallelism_threads", &threading::get_intra_op_parallelism_threads,
         "The intra-op thread count in force (never 0: automatic is resolved).");
-  t.def("set_inter_op_parallelism_threads", WarningSetter(threading::set_inter_op_parallelism_threads),
-        nb::arg("num_threads"),
+  t.def("set_inter_op_parallelism_threads",
+        WarningSetter(threading::set_inter_op_parallelism_threads), nb::arg("num_threads"),
         "Independent ops that may run at once ('loom-inter-*' threads). 0 = automatic.");
   t.def("get_inter_op_parallelism_threads", &threading::get_inter_op_parallelism_threads,
         "The inter-op thread count in force (never 0).");
@@ -67,9 +67,10 @@ void BindConfig(nb::module_& m) {
       "Every value in force with its source ('api', 'env:LOOM_NUM_INTRAOP_THREADS', "
       "'env:OMP_NUM_THREADS', 'auto'), the CPUs Loom sees and the threads it created, as a dict.");
 
-  m.def("start_runtime", [] { RunReleased([] { return (loom::start_runtime(), 0); }); },
-        "Starts the runtime now: freezes the configuration and creates the thread pools (the first "
-        "session or op does it otherwise).");
+  m.def(
+      "start_runtime", [] { RunReleased([] { return (loom::start_runtime(), 0); }); },
+      "Starts the runtime now: freezes the configuration and creates the thread pools (the first "
+      "session or op does it otherwise).");
   m.def("runtime_started", &loom::runtime_started);
 }
 

@@ -4,10 +4,11 @@
 //   RuntimeError          -> RuntimeError   (a change after the runtime started)
 //   CancelledError, DeadlineExceededError (-> TimeoutError)
 // The message is the C++ one, unchanged.
+#include "loom/errors.h"
+
 #include <exception>
 
 #include "bridge.h"
-#include "loom/errors.h"
 
 namespace loom::python {
 namespace {
@@ -37,8 +38,8 @@ ErrorTypes types;
 
 void BindErrors(nb::module_& m) {
   nb::module_ errors = m.def_submodule("errors", "Exceptions raised by Loom.");
-  types.error = NewError("loom.errors.Error", "Base class of every error Loom raises.",
-                         {PyExc_Exception});
+  types.error =
+      NewError("loom.errors.Error", "Base class of every error Loom raises.", {PyExc_Exception});
   types.invalid_argument = NewError(
       "loom.errors.InvalidArgumentError",
       "A value that can never be valid: a negative thread count, a wrong shape or dtype, a "
@@ -49,8 +50,9 @@ void BindErrors(nb::module_& m) {
                            "after the runtime started.",
                            {types.error, PyExc_RuntimeError});
   types.cancelled = NewError("loom.errors.CancelledError", "A run was cancelled.", {types.error});
-  types.deadline_exceeded = NewError("loom.errors.DeadlineExceededError",
-                                     "A run passed its deadline.", {types.error, PyExc_TimeoutError});
+  types.deadline_exceeded =
+      NewError("loom.errors.DeadlineExceededError", "A run passed its deadline.",
+               {types.error, PyExc_TimeoutError});
   errors.attr("Error") = nb::handle(types.error);
   errors.attr("InvalidArgumentError") = nb::handle(types.invalid_argument);
   errors.attr("RuntimeError") = nb::handle(types.runtime);

@@ -43,8 +43,16 @@ void DefBinary(nb::module_& m, const char* name, const char* doc) {
   m.def(
       name,
       [name](nb::handle a, nb::handle b) {
-        Tensor ta = Arg(a, name, "a");
-        Tensor tb = Arg(b, name, "b");
+        const std::string op(name);
+        // A Python scalar takes the other argument's dtype (NumPy's rule).
+        Tensor ta, tb;
+        if (IsPythonScalar(a) && !IsPythonScalar(b)) {
+          tb = Arg(b, name, "b");
+          ta = TensorFromPythonLike(a, tb, op + ": argument 'a'");
+        } else {
+          ta = Arg(a, name, "a");
+          tb = TensorFromPythonLike(b, ta, op + ": argument 'b'");
+        }
         return Eager([&] { return Op(ta, tb); }, {&ta, &tb});
       },
       nb::arg("a"), nb::arg("b"), doc);
@@ -119,8 +127,9 @@ void DefGeneric(nb::module_& m) {
       "Runs any supported ONNX operator: run('Conv', [x, w, None], {'pads': [1, 1, 1, 1]}) -> "
       "list of arrays. None marks an absent optional input.");
   m.def("supported_ops", &loom::ops::supported_ops, "Every op name run() accepts, sorted.");
-  m.def("kernel_isa", [] { return RunReleased([] { return loom::ops::kernel_isa(); }); },
-        "The instruction set the kernels use ('avx2_fma', ...). Starts the runtime.");
+  m.def(
+      "kernel_isa", [] { return RunReleased([] { return loom::ops::kernel_isa(); }); },
+      "The instruction set the kernels use ('avx2_fma', ...). Starts the runtime.");
 }
 
 void DefLinearAlgebraAndConv(nb::module_& m) {
@@ -166,8 +175,11 @@ void DefPool(nb::module_& m, const char* name, const char* doc) {
       [name](nb::handle x, std::vector<int64_t> kernel_shape, Ints strides, Ints pads,
              const std::string& auto_pad, bool ceil_mode, bool count_include_pad) {
         Tensor tx = Arg(x, name, "x");
-        loom::ops::PoolOptions options{std::move(kernel_shape), strides.value_or(std::vector<int64_t>{}),
-                                       pads.value_or(std::vector<int64_t>{}), auto_pad, ceil_mode,
+        loom::ops::PoolOptions options{std::move(kernel_shape),
+                                       strides.value_or(std::vector<int64_t>{}),
+                                       pads.value_or(std::vector<int64_t>{}),
+                                       auto_pad,
+                                       ceil_mode,
                                        count_include_pad};
         return Eager([&] { return Pool(tx, options); }, {&tx});
       },
@@ -223,7 +235,8 @@ void DefElementwise(nb::module_& m) {
 void DefPoolsAndReductions(nb::module_& m) {
   DefPool<loom::ops::max_pool>(m, "max_pool", "Max pooling, NCHW (ONNX MaxPool).");
   DefPool<loom::ops::average_pool>(m, "average_pool", "Average pooling, NCHW (ONNX AveragePool).");
-  DefUnary<loom::ops::global_average_pool>(m, "global_average_pool", "Mean over H, W: [N, C, 1, 1].");
+  DefUnary<loom::ops::global_average_pool>(m, "global_average_pool",
+                                           "Mean over H, W: [N, C, 1, 1].");
   DefUnary<loom::ops::global_max_pool>(m, "global_max_pool", "Max over H, W: [N, C, 1, 1].");
   DefReduce<loom::ops::reduce_sum>(m, "reduce_sum", "Sum over axes (None = all).");
   DefReduce<loom::ops::reduce_mean>(m, "reduce_mean", "Mean over axes (None = all).");
@@ -276,8 +289,8 @@ void DefNormalizationAndShapes(nb::module_& m) {
       "transpose",
       [](nb::handle x, Ints perm) {
         Tensor tx = Arg(x, "transpose", "x");
-        return Eager([&] { return loom::ops::transpose(tx, perm.value_or(std::vector<int64_t>{})); },
-                     {&tx});
+        return Eager(
+            [&] { return loom::ops::transpose(tx, perm.value_or(std::vector<int64_t>{})); }, {&tx});
       },
       nb::arg("x"), nb::arg("perm") = nb::none(), "Permutes axes (None = reverse them).");
   m.def(

@@ -36,14 +36,22 @@ struct PySessionOptions {
 // ONNX Runtime's element type strings.
 std::string OrtTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "tensor(float)";
-    case DType::kFloat64: return "tensor(double)";
-    case DType::kFloat16: return "tensor(float16)";
-    case DType::kInt8: return "tensor(int8)";
-    case DType::kUInt8: return "tensor(uint8)";
-    case DType::kInt32: return "tensor(int32)";
-    case DType::kInt64: return "tensor(int64)";
-    case DType::kBool: return "tensor(bool)";
+    case DType::kFloat32:
+      return "tensor(float)";
+    case DType::kFloat64:
+      return "tensor(double)";
+    case DType::kFloat16:
+      return "tensor(float16)";
+    case DType::kInt8:
+      return "tensor(int8)";
+    case DType::kUInt8:
+      return "tensor(uint8)";
+    case DType::kInt32:
+      return "tensor(int32)";
+    case DType::kInt64:
+      return "tensor(int64)";
+    case DType::kBool:
+      return "tensor(bool)";
   }
   return "tensor(unknown)";
 }
@@ -85,7 +93,8 @@ Graph LoadModel(nb::handle path_or_bytes) {
                                           PyByteArray_Size(path_or_bytes.ptr()));
     return RunReleased([&] { return load_onnx_model_from_bytes(bytes, "", "<bytes>"); });
   }
-  nb::object path = nb::module_::import_("os").attr("fspath")(path_or_bytes);  // TypeError otherwise
+  nb::object path =
+      nb::module_::import_("os").attr("fspath")(path_or_bytes);  // TypeError otherwise
   if (!nb::isinstance<nb::str>(path)) {
     throw nb::type_error("InferenceSession: a model path must be str or os.PathLike of str");
   }
@@ -137,6 +146,15 @@ class InferenceSession {
     options.optimization_level = std::min(static_cast<int>(so.graph_optimization_level), 2);
     Graph graph = LoadModel(path_or_bytes);
     session_ = RunReleased([&] { return std::make_shared<Session>(std::move(graph), options); });
+  }
+
+  // Destroying a session joins its private pools' workers. One of them may
+  // be dropping a finished run's last reference to a NumPy input just then,
+  // which takes the GIL (KeepAlive): holding the GIL here would deadlock.
+  ~InferenceSession() {
+    if (session_ == nullptr) return;
+    nb::gil_scoped_release release;
+    session_.reset();
   }
 
   nb::list Run(nb::handle output_names, nb::handle input_feed, nb::handle run_options) const {
@@ -230,9 +248,8 @@ void BindSession(nb::module_& m) {
            "of ndarrays.")
       .def("get_inputs", &InferenceSession::Inputs)
       .def("get_outputs", &InferenceSession::Outputs)
-      .def("get_providers", [](const InferenceSession&) {
-        return std::vector<std::string>{"CPUExecutionProvider"};
-      })
+      .def("get_providers",
+           [](const InferenceSession&) { return std::vector<std::string>{"CPUExecutionProvider"}; })
       .def_prop_ro("intra_op_num_threads", &InferenceSession::IntraOpThreads,
                    "Threads one op of this session may use.")
       .def_prop_ro("inter_op_num_threads", &InferenceSession::InterOpThreads,

@@ -62,7 +62,7 @@ std::vector<Tensor> run_optional(std::string_view op, const std::vector<const Te
   const kernels::KernelRegistration* registration = kernels::FindKernel(op);
   if (registration == nullptr) {
     throw InvalidArgumentError("no operator '" + std::string(op) +
-                               "' (loom::ops::supported_ops() lists them)");
+                               "' (supported_ops() lists them)");
   }
   const kernels::KernelContext ctx = EagerContext();
   const Tensor* first = FirstPresent(inputs);
@@ -139,8 +139,9 @@ Tensor sqrt(const Tensor& x) { return One("Sqrt", {&x}); }
 Tensor gelu(const Tensor& x) { return One("Gelu", {&x}); }
 Tensor silu(const Tensor& x) { return One("Silu", {&x}); }
 Tensor clip(const Tensor& x, float min, float max) {
-  const Tensor lo = Tensor::from_vector<float>(Shape(), {min});
-  const Tensor hi = Tensor::from_vector<float>(Shape(), {max});
+  // ONNX Clip wants its bounds in x's dtype.
+  const Tensor lo = cast(Tensor::from_vector<float>(Shape(), {min}), x.dtype());
+  const Tensor hi = cast(Tensor::from_vector<float>(Shape(), {max}), x.dtype());
   return One("Clip", {&x, &lo, &hi});
 }
 

@@ -3,7 +3,11 @@
 // inter = 1, memory reuse along a chain, pruning to the fetched values.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "kernels/registry.h"
 #include "kernels/testing/kernel_test_util.h"
@@ -147,6 +151,27 @@ TEST(Executor, WideFanOutComputesTheSum) {
     EXPECT_EQ(stats.nodes_run, 301);
     EXPECT_EQ(y.data<float>()[0], 300.0f);
     EXPECT_EQ(y.data<float>()[3], 0.0f);
+  }
+}
+
+// A feed borrowed from its owner (a NumPy array, in Python) must be let go
+// by the time run() returns and the caller drops its own handles: a helper
+// that still held the step (and its slots) would release the owner later,
+// on a loom-inter thread. Fetching "x" keeps the feed in the step's slots to
+// the end; inter 2 with ~50 µs MatMuls makes helpers take the branches.
+TEST(Executor, BorrowedFeedsAreReleasedWhenRunReturns) {
+  Session session(TwoBranchGraph(128, 128, 3), PrivatePools(1, 2));
+  for (int i = 0; i < 200; ++i) {
+    auto owner = std::make_shared<std::vector<float>>(128 * 128, 0.5f);
+    std::weak_ptr<std::vector<float>> watch = owner;
+    {
+      std::map<std::string, Tensor> feeds{
+          {"x", Tensor::from_external(DType::kFloat32, Shape{128, 128}, owner->data(), owner)}};
+      owner.reset();
+      const std::vector<Tensor> out = session.run(feeds, {"y", "x"});
+      ASSERT_EQ(out.size(), 2u);
+    }
+    ASSERT_TRUE(watch.expired()) << "run " << i << ": the feed outlived run()";
   }
 }
 

@@ -189,6 +189,12 @@ std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
     const Tensor* constant = plan_->constant(slot);
     outputs.push_back(constant != nullptr ? *constant : slots_[slot]);
   }
+  // Every node has been released (nodes_left_ reached 0 after each Release),
+  // so no helper touches slots_ again. Drop what is left (feeds no node
+  // read, fetched values) now, on the caller's thread, rather than wherever
+  // the last reference to this step dies: the owner of a borrowed feed
+  // (a NumPy array) may only be released in the caller's context.
+  slots_.clear();
   return outputs;
 }
 

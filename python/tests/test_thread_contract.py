@@ -1,0 +1,153 @@
+"""The thread contract seen from Python: a started runtime with intra = I and
+inter = M adds exactly I - 1 'loom-intra-*' and M 'loom-inter-*' threads and
+nothing else; a session's private pools live and die with the session.
+
+The kernel's view (/proc/self/task/*/comm) is the judge, compared with what
+describe() claims. The children import neither NumPy nor onnxruntime before
+counting, since their BLAS pools would add threads of their own.
+"""
+
+import pytest
+
+from conftest import needs_onnx, run_json
+
+THREAD_NAMES = """
+import os
+def thread_names():
+    names = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(os.path.join("/proc/self/task", tid, "comm")) as f:
+                names.append([int(tid), f.read().strip()])
+        except FileNotFoundError:  # a thread that just exited
+            pass
+    return sorted(names)
+"""
+
+START_AND_COUNT = THREAD_NAMES + """
+import json, sys, warnings
+before = thread_names()
+import loom
+t = loom.config.threading
+t.set_intra_op_parallelism_threads({intra})
+t.set_inter_op_parallelism_threads({inter})
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # oversubscription, when I or M exceed the CPUs
+    loom.start_runtime()
+after = thread_names()
+described = t.describe()
+print(json.dumps({{"before": before, "after": after, "described": described["threads"],
+                   "started": [loom.runtime_started(), described["runtime_started"]],
+                   "modules": sorted(m for m in ("numpy", "onnxruntime") if m in sys.modules)}}))
+"""
+
+
+@pytest.mark.parametrize("intra, inter", [(1, 1), (2, 1), (1, 2), (3, 2), (5, 4)])
+def test_started_runtime_creates_exactly_its_pools(intra, inter):
+    out = run_json(START_AND_COUNT.format(intra=intra, inter=inter))
+    assert out["modules"] == []
+    assert out["started"] == [True, True]
+    before = {tid for tid, _ in out["before"]}
+    new = [[tid, name] for tid, name in out["after"] if tid not in before]
+    new_names = sorted(name for _, name in new)
+    expected = sorted(
+        [f"loom-intra-{i}" for i in range(intra - 1)] + [f"loom-inter-{i}" for i in range(inter)]
+    )
+    assert new_names == expected
+    # No thread of the interpreter went away, either.
+    assert before <= {tid for tid, _ in out["after"]}
+    # describe() lists the same threads with their kernel ids.
+    described = sorted([d["tid"], d["name"]] for d in out["described"])
+    assert described == sorted(new)
+    pools = {d["name"]: d["pool"] for d in out["described"]}
+    assert all(
+        pools[name] == ("intra_op" if name.startswith("loom-intra-") else "inter_op")
+        for name in pools
+    )
+
+
+def test_runtime_threads_from_env_settings():
+    out = run_json(
+        START_AND_COUNT.format(intra=0, inter=0),
+        {"LOOM_NUM_INTRAOP_THREADS": "3", "TF_NUM_INTEROP_THREADS": "1"},
+    )
+    names = sorted(name for _, name in out["after"] if name.startswith("loom-"))
+    assert names == ["loom-inter-0", "loom-intra-0", "loom-intra-1"]
+
+
+def test_threads_are_created_at_start_not_before():
+    out = run_json(
+        THREAD_NAMES
+        + """
+import json, loom
+t = loom.config.threading
+t.set_intra_op_parallelism_threads(2)
+t.describe()
+t.get_inter_op_parallelism_threads()
+print(json.dumps([name for _, name in thread_names()]))
+"""
+    )
+    assert [name for name in out if name.startswith("loom-")] == []
+
+
+SESSION_POOLS = THREAD_NAMES + """
+import json
+import loom
+loom.config.threading.set_intra_op_parallelism_threads({global_intra})
+loom.config.threading.set_inter_op_parallelism_threads({global_inter})
+loom.start_runtime()
+def loom_threads():
+    return sorted(name for _, name in thread_names() if name.startswith("loom-"))
+started = loom_threads()
+import numpy as np
+import onnx
+from onnx import helper, TensorProto
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+m.ir_version = 8
+session = loom.InferenceSession(m.SerializeToString(), intra_op_num_threads={intra},
+                                inter_op_num_threads={inter})
+(y,) = session.run(None, {{"x": np.array([-1.0, 2.0], np.float32)}})
+with_session = loom_threads()
+counts = [session.intra_op_num_threads, session.inter_op_num_threads]
+del session
+print(json.dumps({{"started": started, "with_session": with_session, "after": loom_threads(),
+                   "counts": counts, "y": y.tolist()}}))
+"""
+
+
+@needs_onnx
+@pytest.mark.parametrize("intra, inter", [(1, 1), (2, 1), (3, 2)])
+def test_session_private_pools_go_away_with_the_session(intra, inter):
+    out = run_json(
+        SESSION_POOLS.format(global_intra=2, global_inter=1, intra=intra, inter=inter)
+    )
+    assert out["y"] == [0.0, 2.0]
+    assert out["counts"] == [intra, inter]
+    assert out["started"] == ["loom-inter-0", "loom-intra-0"]
+    private = sorted(
+        [f"loom-intra-{i}" for i in range(intra - 1)] + [f"loom-inter-{i}" for i in range(inter)]
+    )
+    assert out["with_session"] == sorted(out["started"] + private)
+    assert out["after"] == out["started"]
+
+
+@needs_onnx
+def test_session_without_counts_shares_the_global_pools():
+    out = run_json(
+        SESSION_POOLS.format(global_intra=2, global_inter=1, intra="None", inter="None")
+    )
+    assert out["with_session"] == out["started"] == out["after"]
+    assert out["counts"] == [2, 1]
+
+
+@needs_onnx
+def test_session_with_one_count_takes_the_other_from_the_global_setting():
+    out = run_json(
+        SESSION_POOLS.format(global_intra=2, global_inter=1, intra=1, inter="None")
+    )
+    assert out["counts"] == [1, 1]
+    assert out["with_session"] == sorted(out["started"] + ["loom-inter-0"])
+    assert out["after"] == out["started"]
