@@ -33,6 +33,40 @@ struct PySessionOptions {
   GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::ORT_ENABLE_ALL;
 };
 
+// onnxruntime.RunOptions' `terminate`, which cancels the runs given these
+// options (from any thread), plus Loom's deadline. Read under the GIL when
+// run() starts; the token's flag is shared with the run from then on.
+struct PyRunOptions {
+  CancellationToken token;
+  double timeout_seconds = 0;  // 0: no deadline
+
+  bool terminate() const { return token.cancelled(); }
+  void set_terminate(bool terminate) {
+    if (terminate) {
+      token.cancel();
+    } else if (token.cancelled()) {
+      token = CancellationToken();  // later runs start afresh
+    }
+  }
+};
+
+RunOptions ToRunOptions(nb::handle run_options) {
+  RunOptions options;
+  if (run_options.is_none()) return options;
+  PyRunOptions* python_options = nullptr;
+  if (!nb::try_cast(run_options, python_options) || python_options == nullptr) {
+    throw nb::type_error("InferenceSession.run: run_options must be a loom.RunOptions or None");
+  }
+  if (!(python_options->timeout_seconds >= 0)) {
+    throw InvalidArgumentError("RunOptions.timeout_seconds must be >= 0 (0 = no deadline), got " +
+                               std::to_string(python_options->timeout_seconds));
+  }
+  options.cancellation = python_options->token;
+  options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(python_options->timeout_seconds));
+  return options;
+}
+
 // ONNX Runtime's element type strings.
 std::string OrtTypeName(DType dtype) {
   switch (dtype) {
@@ -158,9 +192,7 @@ class InferenceSession {
   }
 
   nb::list Run(nb::handle output_names, nb::handle input_feed, nb::handle run_options) const {
-    if (!run_options.is_none()) {
-      throw nb::type_error("InferenceSession.run: run_options is not supported; pass None");
-    }
+    const RunOptions options = ToRunOptions(run_options);
     std::vector<std::string> fetches;
     if (!output_names.is_none()) {
       for (nb::handle name : output_names) fetches.push_back(nb::cast<std::string>(name));
@@ -174,7 +206,7 @@ class InferenceSession {
       feeds.emplace(name, TensorFromPython(value, "InferenceSession.run: input '" + name + "'"));
     }
     std::vector<Tensor> outputs = RunReleased([&] {
-      std::vector<Tensor> results = session_->run(feeds, fetches);
+      std::vector<Tensor> results = session_->run(feeds, fetches, options);
       std::vector<const Tensor*> inputs;
       for (const auto& [name, tensor] : feeds) inputs.push_back(&tensor);
       for (Tensor& result : results) result = Unaliased(std::move(result), inputs);
@@ -220,6 +252,16 @@ void BindSession(nb::module_& m) {
       .def_rw("intra_op_num_threads", &PySessionOptions::intra_op_num_threads)
       .def_rw("inter_op_num_threads", &PySessionOptions::inter_op_num_threads)
       .def_rw("graph_optimization_level", &PySessionOptions::graph_optimization_level);
+
+  nb::class_<PyRunOptions>(m, "RunOptions",
+                           "Per-run settings, as onnxruntime.RunOptions: setting terminate = True "
+                           "(from any thread) stops the runs given these options before their next "
+                           "node, raising loom.errors.CancelledError; set it back to False to run "
+                           "again. timeout_seconds (Loom's own) stops a run that takes longer, "
+                           "raising loom.errors.DeadlineExceededError (a TimeoutError).")
+      .def(nb::init<>())
+      .def_prop_rw("terminate", &PyRunOptions::terminate, &PyRunOptions::set_terminate)
+      .def_rw("timeout_seconds", &PyRunOptions::timeout_seconds);
 
   nb::class_<NodeArg>(m, "NodeArg", "A graph input or output: name, shape, type.")
       .def_ro("name", &NodeArg::name)

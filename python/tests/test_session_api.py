@@ -158,7 +158,7 @@ def test_provider_with_options_tuple_is_accepted(model_file):
                                         "CPUExecutionProvider"])
 
 
-def test_run_options_other_than_none_are_refused(model_file, rng):
+def test_run_options_other_than_loom_run_options_are_refused(model_file, rng):
     session = loom.InferenceSession(str(model_file))
     with pytest.raises(TypeError, match="run_options"):
         session.run(None, {"x": np.zeros((1, 32), np.float32)}, object())
@@ -170,7 +170,7 @@ def typical_onnxruntime_usage(rt, path, x):
     so.intra_op_num_threads = 1
     sess = rt.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     first = sess.get_inputs()[0]
-    outputs = sess.run(None, {first.name: x})
+    outputs = sess.run(None, {first.name: x}, rt.RunOptions())
     return {
         "input": (first.name, first.shape, first.type),
         "outputs": [(o.name, o.shape, o.type) for o in sess.get_outputs()],

@@ -88,7 +88,7 @@ TEST(EagerOps, ErrorsNameTheOpTheInputAndExpectedVersusActual) {
   EXPECT_EQ(ErrorOf([&] { ops::conv2d(ints, ints); }),
             "Conv: no kernel for dtype int8 (supported: float32)");
   EXPECT_EQ(ErrorOf([&] { ops::run("Softplus", {a}); }),
-            "no operator 'Softplus' (loom::ops::supported_ops() lists them)");
+            "no operator 'Softplus' (supported_ops() lists them)");
 }
 
 // No kernel may start a thread of its own (no OpenMP, no threaded BLAS):
