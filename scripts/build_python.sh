@@ -8,4 +8,7 @@ cd "$(dirname "$0")/.."
 # ccache keys ignore the build directory, so objects from the release
 # preset's build (same flags) are reused.
 export CCACHE_NOHASHDIR=1
+# The compiler CMake picks for the presets; scikit-build-core would find g++
+# under its own name, which ccache counts as a different compiler.
+export CXX="${CXX:-c++}"
 exec python3 -m pip install --no-build-isolation --no-deps --quiet --root-user-action=ignore .
