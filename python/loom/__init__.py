@@ -18,6 +18,8 @@ from loom._loom import (
     RunOptions,
     SessionOptions,
     __version__,
+    get_available_providers,
+    get_device,
     runtime_started,
     start_runtime,
 )
@@ -31,6 +33,8 @@ __all__ = [
     "__version__",
     "config",
     "errors",
+    "get_available_providers",
+    "get_device",
     "ops",
     "runtime_started",
     "start_runtime",

@@ -136,28 +136,50 @@ Graph LoadModel(nb::handle path_or_bytes) {
   return RunReleased([&] { return load_onnx_model(file); });
 }
 
-// Providers as ONNX Runtime takes them: names or (name, options) pairs.
-// Loom is a CPU runtime: like ONNX Runtime with a provider it lacks, it
-// warns and runs on the CPU.
-void CheckProviders(nb::handle providers) {
-  if (providers.is_none()) return;
-  for (nb::handle entry : providers) {
-    nb::handle name = nb::isinstance<nb::tuple>(entry) ? entry[0] : entry;
-    const std::string provider = nb::cast<std::string>(nb::str(name));
-    if (provider != "CPUExecutionProvider") {
-      RaiseAsPythonWarnings({"provider '" + provider +
-                             "' is not available in Loom (a CPU runtime); running on "
-                             "CPUExecutionProvider"});
+// Providers as ONNX Runtime takes them: names or (name, options) pairs, and
+// provider_options beside them. Loom is a CPU runtime: like ONNX Runtime
+// with a provider it lacks, it warns and runs on the CPU; options it would
+// not apply warn too, rather than vanish.
+void CheckProviders(nb::handle providers, nb::handle provider_options) {
+  std::vector<std::string> warnings;
+  auto check_options = [&](const std::string& provider, nb::handle options) {
+    if (provider == "CPUExecutionProvider" && !options.is_none() && nb::len(options) > 0) {
+      warnings.push_back("Loom does not apply CPUExecutionProvider options " +
+                         nb::cast<std::string>(nb::repr(options)) +
+                         "; threads are set through SessionOptions or loom.config.threading");
+    }
+  };
+  if (!providers.is_none()) {
+    for (nb::handle entry : providers) {
+      const bool pair = nb::isinstance<nb::tuple>(entry);
+      const std::string provider = nb::cast<std::string>(nb::str(pair ? entry[0] : entry));
+      if (provider != "CPUExecutionProvider") {
+        warnings.push_back("provider '" + provider +
+                           "' is not available in Loom (a CPU runtime); running on "
+                           "CPUExecutionProvider");
+      }
+      if (pair) check_options(provider, entry[1]);
     }
   }
+  if (!provider_options.is_none() && !providers.is_none()) {
+    size_t index = 0;
+    for (nb::handle options : provider_options) {
+      if (index >= nb::len(providers)) break;
+      nb::handle entry = providers[index++];
+      const bool pair = nb::isinstance<nb::tuple>(entry);
+      check_options(nb::cast<std::string>(nb::str(pair ? entry[0] : entry)), options);
+    }
+  }
+  RaiseAsPythonWarnings(warnings);
 }
 
 class InferenceSession {
  public:
   InferenceSession(nb::handle path_or_bytes, std::optional<PySessionOptions> sess_options,
-                   nb::handle providers, std::optional<int> intra_op_num_threads,
+                   nb::handle providers, nb::handle provider_options,
+                   std::optional<int> intra_op_num_threads,
                    std::optional<int> inter_op_num_threads) {
-    CheckProviders(providers);
+    CheckProviders(providers, provider_options);
     const PySessionOptions so = sess_options.value_or(PySessionOptions{});
     const int intra = intra_op_num_threads.value_or(so.intra_op_num_threads);
     const int inter = inter_op_num_threads.value_or(so.inter_op_num_threads);
@@ -272,16 +294,23 @@ void BindSession(nb::module_& m) {
                "', shape=" + nb::cast<std::string>(nb::repr(arg.shape)) + ")";
       });
 
+  m.def(
+      "get_available_providers", [] { return std::vector<std::string>{"CPUExecutionProvider"}; },
+      "As onnxruntime.get_available_providers(): Loom has the CPU only.");
+  m.def(
+      "get_device", [] { return std::string("CPU"); }, "As onnxruntime.get_device().");
+
   nb::class_<InferenceSession>(
       m, "InferenceSession",
       "Loads an ONNX model (a path, or the model's bytes) and runs it; the calling conventions "
       "of onnxruntime.InferenceSession. intra_op_num_threads / inter_op_num_threads (or a "
       "SessionOptions) above 0 give this session private thread pools; otherwise it shares the "
       "global pools. run() releases the GIL and may be called from many threads at once.")
-      .def(nb::init<nb::handle, std::optional<PySessionOptions>, nb::handle, std::optional<int>,
-                    std::optional<int>>(),
+      .def(nb::init<nb::handle, std::optional<PySessionOptions>, nb::handle, nb::handle,
+                    std::optional<int>, std::optional<int>>(),
            nb::arg("path_or_bytes"), nb::arg("sess_options").none() = nb::none(),
-           nb::arg("providers").none() = nb::none(), nb::kw_only(),
+           nb::arg("providers").none() = nb::none(),
+           nb::arg("provider_options").none() = nb::none(), nb::kw_only(),
            nb::arg("intra_op_num_threads") = nb::none(),
            nb::arg("inter_op_num_threads") = nb::none())
       .def("run", &InferenceSession::Run, nb::arg("output_names").none(), nb::arg("input_feed"),

@@ -158,6 +158,28 @@ def test_provider_with_options_tuple_is_accepted(model_file):
                                         "CPUExecutionProvider"])
 
 
+def test_cpu_provider_options_warn_that_loom_does_not_apply_them(model_file):
+    # Positional like onnxruntime: path, sess_options, providers, provider_options.
+    with pytest.warns(UserWarning, match="does not apply CPUExecutionProvider options.*arena"):
+        loom.InferenceSession(str(model_file), None, ["CPUExecutionProvider"],
+                              [{"arena_extend_strategy": "kSameAsRequested"}])
+    with pytest.warns(UserWarning, match="does not apply CPUExecutionProvider options"):
+        loom.InferenceSession(str(model_file),
+                              providers=[("CPUExecutionProvider", {"use_arena": "0"})])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # empty options are no options
+        loom.InferenceSession(str(model_file), providers=["CPUExecutionProvider"],
+                              provider_options=[{}])
+
+
+def test_module_level_provider_queries_match_onnxruntime_on_a_cpu_machine():
+    assert loom.get_available_providers() == ["CPUExecutionProvider"]
+    assert loom.get_device() == "CPU"
+    ort = pytest.importorskip("onnxruntime")
+    assert ort.get_device() == loom.get_device()
+    assert "CPUExecutionProvider" in ort.get_available_providers()
+
+
 def test_run_options_other_than_loom_run_options_are_refused(model_file, rng):
     session = loom.InferenceSession(str(model_file))
     with pytest.raises(TypeError, match="run_options"):
