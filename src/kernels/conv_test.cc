@@ -85,6 +85,9 @@ std::vector<ConvCase> Cases() {
        {30, 20, 1, 1},
        WithActivation(Attrs({}, {}, {}), ActivationKind::kLeakyRelu, 0.1f)},
       {"many channels (k blocks)", {1, 64, 6, 6}, {70, 64, 3, 3}, Attrs({}, {1, 1, 1, 1}, {})},
+      // 1600 columns: prepacked weights with B packed inside the multiply at
+      // low thread counts, the two-pass path at 7 threads.
+      {"large plane", {1, 8, 40, 40}, {24, 8, 3, 3}, Attrs({}, {1, 1, 1, 1}, {})},
       {"1x1 input", {1, 3, 1, 1}, {2, 3, 1, 1}, Attrs({}, {}, {})},
       {"empty batch", {0, 3, 5, 5}, {2, 3, 3, 3}, Attrs({}, {}, {})},
       {"no input channels", {1, 0, 4, 4}, {2, 0, 3, 3}, Attrs({}, {1, 1, 1, 1}, {})},

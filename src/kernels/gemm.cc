@@ -385,6 +385,36 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
       const int64_t nc = std::min(kNc, g.n - jc);
       const int64_t col_panels = CeilDiv(nc, nr);
       const float* b_block = b_panels;
+      // With A already packed (constant weights) and columns enough for
+      // every thread, each unit packs its own B panels and multiplies them
+      // at once: one fork-join per block instead of two, and each B panel
+      // is still hot when it is used. Workers that block between
+      // fork-joins (spin wait 0) pay one wake-up per block, not two.
+      if (g.packed_b == nullptr && g.packed_a != nullptr &&
+          col_panels >= kColPanelsPerUnit * 4 * threads) {
+        const int64_t units = CeilDiv(col_panels, kColPanelsPerUnit);
+        const double unit_flops = 2.0 * g.m * kColPanelsPerUnit * nr * kc;
+        threading::ParallelFor(
+            pool, units, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
+              for (int64_t unit = begin; unit < end; ++unit) {
+                const int64_t q0 = unit * kColPanelsPerUnit;
+                const int64_t q1 = std::min(col_panels, q0 + kColPanelsPerUnit);
+                for (int64_t q = q0; q < q1; ++q) {
+                  float* b_panel = b_panels + q * nr * kc;
+                  PackBPanel(g, q, pc, kc, jc, nc, nr, b_panel);
+                  const int64_t col = jc + q * nr;
+                  const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
+                  for (int64_t r = 0; r < row_panels; ++r) {
+                    const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
+                    kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col,
+                               g.ldc, g.alpha, rows, cols, !(overwrite_first_block && pc == 0));
+                    if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
+                  }
+                }
+              }
+            });
+        continue;
+      }
       if (g.packed_b != nullptr) {
         b_block = g.packed_b->block(pc) + (jc / nr) * nr * kc;  // kNc is a multiple of NR
       } else {
