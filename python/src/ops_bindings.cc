@@ -20,6 +20,14 @@ Tensor Arg(nb::handle value, const char* op, const char* name) {
   return TensorFromPython(value, std::string(op) + ": argument '" + name + "'");
 }
 
+// An optional argument: None stays absent.
+std::optional<Tensor> OptionalArg(nb::handle value, const char* op, const char* name) {
+  if (value.is_none()) return std::nullopt;
+  return Arg(value, op, name);
+}
+
+const Tensor* PointerTo(const std::optional<Tensor>& tensor) { return tensor ? &*tensor : nullptr; }
+
 // Runs `compute` without the GIL and returns its tensor as a new array.
 template <typename Compute>
 nb::object Eager(Compute&& compute, const std::vector<const Tensor*>& inputs) {
@@ -113,7 +121,7 @@ void DefGeneric(nb::module_& m) {
           }
         }
         std::vector<const Tensor*> pointers;
-        for (const auto& tensor : tensors) pointers.push_back(tensor ? &*tensor : nullptr);
+        for (const auto& tensor : tensors) pointers.push_back(PointerTo(tensor));
         std::vector<Tensor> results = RunReleased([&] {
           std::vector<Tensor> outputs = loom::ops::run_optional(op, pointers, attrs);
           for (Tensor& output : outputs) output = Unaliased(std::move(output), pointers);
@@ -139,11 +147,10 @@ void DefLinearAlgebraAndConv(nb::module_& m) {
       [](nb::handle a, nb::handle b, nb::handle c, bool trans_a, bool trans_b, float alpha,
          float beta) {
         Tensor ta = Arg(a, "gemm", "a"), tb = Arg(b, "gemm", "b");
-        std::optional<Tensor> tc;
-        if (!c.is_none()) tc = Arg(c, "gemm", "c");
+        const std::optional<Tensor> tc = OptionalArg(c, "gemm", "c");
         loom::ops::GemmOptions options{trans_a, trans_b, alpha, beta};
-        return Eager([&] { return loom::ops::gemm(ta, tb, tc ? &*tc : nullptr, options); },
-                     {&ta, &tb, tc ? &*tc : nullptr});
+        return Eager([&] { return loom::ops::gemm(ta, tb, PointerTo(tc), options); },
+                     {&ta, &tb, PointerTo(tc)});
       },
       nb::arg("a"), nb::arg("b"), nb::arg("c").none() = nb::none(), nb::kw_only(),
       nb::arg("trans_a") = false, nb::arg("trans_b") = false, nb::arg("alpha") = 1.0f,
@@ -153,13 +160,12 @@ void DefLinearAlgebraAndConv(nb::module_& m) {
       [](nb::handle x, nb::handle w, nb::handle bias, Ints strides, Ints pads, Ints dilations,
          int64_t group, const std::string& auto_pad) {
         Tensor tx = Arg(x, "conv2d", "x"), tw = Arg(w, "conv2d", "w");
-        std::optional<Tensor> tb;
-        if (!bias.is_none()) tb = Arg(bias, "conv2d", "bias");
+        const std::optional<Tensor> tb = OptionalArg(bias, "conv2d", "bias");
         loom::ops::ConvOptions options{strides.value_or(std::vector<int64_t>{}),
                                        pads.value_or(std::vector<int64_t>{}),
                                        dilations.value_or(std::vector<int64_t>{}), group, auto_pad};
-        return Eager([&] { return loom::ops::conv2d(tx, tw, tb ? &*tb : nullptr, options); },
-                     {&tx, &tw, tb ? &*tb : nullptr});
+        return Eager([&] { return loom::ops::conv2d(tx, tw, PointerTo(tb), options); },
+                     {&tx, &tw, PointerTo(tb)});
       },
       nb::arg("x"), nb::arg("w"), nb::arg("bias").none() = nb::none(), nb::kw_only(),
       nb::arg("strides") = nb::none(), nb::arg("pads") = nb::none(),
@@ -270,11 +276,9 @@ void DefNormalizationAndShapes(nb::module_& m) {
       "layer_norm",
       [](nb::handle x, nb::handle scale, nb::handle bias, int64_t axis, float epsilon) {
         Tensor tx = Arg(x, "layer_norm", "x"), ts = Arg(scale, "layer_norm", "scale");
-        std::optional<Tensor> tb;
-        if (!bias.is_none()) tb = Arg(bias, "layer_norm", "bias");
-        return Eager(
-            [&] { return loom::ops::layer_norm(tx, ts, tb ? &*tb : nullptr, axis, epsilon); },
-            {&tx, &ts, tb ? &*tb : nullptr});
+        const std::optional<Tensor> tb = OptionalArg(bias, "layer_norm", "bias");
+        return Eager([&] { return loom::ops::layer_norm(tx, ts, PointerTo(tb), axis, epsilon); },
+                     {&tx, &ts, PointerTo(tb)});
       },
       nb::arg("x"), nb::arg("scale"), nb::arg("bias").none() = nb::none(), nb::kw_only(),
       nb::arg("axis") = -1, nb::arg("epsilon") = 1e-5f, "Layer normalization from axis on.");

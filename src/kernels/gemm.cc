@@ -385,6 +385,17 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
       const int64_t nc = std::min(kNc, g.n - jc);
       const int64_t col_panels = CeilDiv(nc, nr);
       const float* b_block = b_panels;
+      // B panel q (packed at b_panel) times row panels [r0, r1) of A's block.
+      auto multiply_panel = [&](int64_t q, const float* b_panel, int64_t r0, int64_t r1) {
+        const int64_t col = jc + q * nr;
+        const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
+        for (int64_t r = r0; r < r1; ++r) {
+          const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
+          kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col, g.ldc, g.alpha,
+                     rows, cols, !(overwrite_first_block && pc == 0));
+          if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
+        }
+      };
       // With A already packed (constant weights) and columns enough for
       // every thread, each unit packs its own B panels and multiplies them
       // at once: one fork-join per block instead of two, and each B panel
@@ -394,25 +405,18 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
           col_panels >= kColPanelsPerUnit * 4 * threads) {
         const int64_t units = CeilDiv(col_panels, kColPanelsPerUnit);
         const double unit_flops = 2.0 * g.m * kColPanelsPerUnit * nr * kc;
-        threading::ParallelFor(
-            pool, units, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
-              for (int64_t unit = begin; unit < end; ++unit) {
-                const int64_t q0 = unit * kColPanelsPerUnit;
-                const int64_t q1 = std::min(col_panels, q0 + kColPanelsPerUnit);
-                for (int64_t q = q0; q < q1; ++q) {
-                  float* b_panel = b_panels + q * nr * kc;
-                  PackBPanel(g, q, pc, kc, jc, nc, nr, b_panel);
-                  const int64_t col = jc + q * nr;
-                  const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
-                  for (int64_t r = 0; r < row_panels; ++r) {
-                    const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
-                    kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col,
-                               g.ldc, g.alpha, rows, cols, !(overwrite_first_block && pc == 0));
-                    if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
-                  }
-                }
-              }
-            });
+        threading::ParallelFor(pool, units, unit_flops / kFlopsPerNs,
+                               [&](int64_t begin, int64_t end) {
+                                 for (int64_t unit = begin; unit < end; ++unit) {
+                                   const int64_t q0 = unit * kColPanelsPerUnit;
+                                   const int64_t q1 = std::min(col_panels, q0 + kColPanelsPerUnit);
+                                   for (int64_t q = q0; q < q1; ++q) {
+                                     float* b_panel = b_panels + q * nr * kc;
+                                     PackBPanel(g, q, pc, kc, jc, nc, nr, b_panel);
+                                     multiply_panel(q, b_panel, 0, row_panels);
+                                   }
+                                 }
+                               });
         continue;
       }
       if (g.packed_b != nullptr) {
@@ -429,27 +433,19 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
       const int64_t unit_rows = CeilDiv(row_panels, rows_per_unit);
       const int64_t unit_cols = CeilDiv(col_panels, cols_per_unit);
       const double unit_flops = 2.0 * rows_per_unit * mr * cols_per_unit * nr * kc;
-      threading::ParallelFor(
-          pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
-            for (int64_t unit = begin; unit < end; ++unit) {
-              const int64_t r0 = (unit / unit_cols) * rows_per_unit;
-              const int64_t q0 = (unit % unit_cols) * cols_per_unit;
-              const int64_t r1 = std::min(row_panels, r0 + rows_per_unit);
-              const int64_t q1 = std::min(col_panels, q0 + cols_per_unit);
-              // One B panel stays in L1 while it meets every A panel of the unit.
-              for (int64_t q = q0; q < q1; ++q) {
-                const int64_t col = jc + q * nr;
-                const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
-                for (int64_t r = r0; r < r1; ++r) {
-                  const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
-                  kernel.run(kc, a_block + r * mr * kc, b_block + q * nr * kc,
-                             g.c + r * mr * g.ldc + col, g.ldc, g.alpha, rows, cols,
-                             !(overwrite_first_block && pc == 0));
-                  if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
-                }
-              }
-            }
-          });
+      threading::ParallelFor(pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs,
+                             [&](int64_t begin, int64_t end) {
+                               for (int64_t unit = begin; unit < end; ++unit) {
+                                 const int64_t r0 = (unit / unit_cols) * rows_per_unit;
+                                 const int64_t q0 = (unit % unit_cols) * cols_per_unit;
+                                 const int64_t r1 = std::min(row_panels, r0 + rows_per_unit);
+                                 const int64_t q1 = std::min(col_panels, q0 + cols_per_unit);
+                                 // One B panel stays in L1 while it meets every A panel of the
+                                 // unit.
+                                 for (int64_t q = q0; q < q1; ++q)
+                                   multiply_panel(q, b_block + q * nr * kc, r0, r1);
+                               }
+                             });
     }
   }
 }
