@@ -9,6 +9,7 @@
 //  - Environment variables, read once, outrank these calls:
 //      LOOM_NUM_INTRAOP_THREADS (alias TF_NUM_INTRAOP_THREADS)
 //      LOOM_NUM_INTEROP_THREADS (alias TF_NUM_INTEROP_THREADS)
+//      LOOM_NUM_DATA_THREADS    (no alias: tf.data has no such variable)
 //      LOOM_SPIN_WAIT_US        (alias KMP_BLOCKTIME, in milliseconds)
 //      LOOM_INTRAOP_CPUS, LOOM_INTEROP_CPUS (CPU lists such as "0-3,6")
 //    The LOOM_ name wins over its alias. A call that a variable overrides
@@ -30,10 +31,14 @@
 // What a count means: intra_op_parallelism_threads = N lets one op run on N
 // threads — the thread that calls it plus N-1 "loom-intra-*" workers.
 // inter_op_parallelism_threads = M creates M "loom-inter-*" threads.
+// data_pipeline_threads = D creates D "loom-data-*" threads, when the first
+// loom::data pipeline starts iterating (not before: a process that never
+// uses loom::data has no data threads). Automatic = usable CPUs.
 //
 // Thread-safety: every function may be called from any thread.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +53,10 @@ int get_intra_op_parallelism_threads();
 
 void set_inter_op_parallelism_threads(int num_threads);
 int get_inter_op_parallelism_threads();
+
+// The pool that runs loom::data pipelines (parallel map, prefetch).
+void set_data_pipeline_threads(int num_threads);
+int get_data_pipeline_threads();
 
 // How long an idle worker (or a caller waiting for helpers) spins before it
 // blocks, in microseconds. 0 blocks at once: the good-neighbour setting.
@@ -86,13 +95,32 @@ struct CpuDescription {
 
 struct ThreadDescription {
   std::string name;  // "loom-intra-0"
-  std::string pool;  // "intra_op" or "inter_op"
+  std::string pool;  // "intra_op", "inter_op" or "data"
   int tid = 0;       // kernel thread id
+};
+
+// One asynchronous stage of a live loom::data iterator (parallel map,
+// prefetch) and what it chose.
+struct PipelineStageDescription {
+  std::string name;         // "map#2", "prefetch#4": kind#position from the source
+  int parallelism = 0;      // elements it may compute at once now
+  bool autotuned = false;   // AUTOTUNE: parallelism is chosen by measurement
+  int max_parallelism = 0;  // the most AUTOTUNE may choose (pool and cpu_budget)
+  int buffer_size = 0;      // finished elements it may hold
+  int64_t produced = 0;     // elements delivered downstream so far
+};
+
+struct PipelineDescription {
+  int64_t id = 0;  // one per iterator, in creation order
+  int cpu_budget = 0;
+  int max_intra_op_parallelism = 0;
+  std::vector<PipelineStageDescription> stages;
 };
 
 struct Description {
   Setting intra_op_parallelism_threads;
   Setting inter_op_parallelism_threads;
+  Setting data_pipeline_threads;
   Setting spin_wait_us;
   CpuAffinitySetting intra_op_cpu_affinity;
   CpuAffinitySetting inter_op_cpu_affinity;
@@ -100,6 +128,8 @@ struct Description {
   bool runtime_started = false;
   // Threads the runtime has created (empty until it starts).
   std::vector<ThreadDescription> threads;
+  // loom::data iterators alive now, with their stages' chosen values.
+  std::vector<PipelineDescription> data_pipelines;
 
   // The same, as one JSON object (the format of `loom threads --json`).
   std::string to_json() const;

@@ -364,7 +364,7 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                         ? nullptr
                         : scratch.Get(1, static_cast<size_t>(CeilDiv(std::min(g.n, kNc), nr) * nr *
                                                              BlockDepth(kernel, g.k)));
-  const int threads = pool != nullptr ? pool->num_threads() + 1 : 1;
+  const int threads = threading::MaxParallelism(pool);
 
   const int64_t depth = BlockDepth(kernel, g.k);
   for (int64_t pc = 0; pc < g.k; pc += depth) {

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loom/config.h"
+#include "threading/pipeline_registry.h"
 #include "threading/runtime.h"
 #include "threading/threading_config.h"
 
@@ -21,6 +22,13 @@ void set_inter_op_parallelism_threads(int num_threads) {
 }
 int get_inter_op_parallelism_threads() {
   return GlobalThreadingConfig().Resolve().inter_op_threads.value;
+}
+
+void set_data_pipeline_threads(int num_threads) {
+  GlobalThreadingConfig().SetDataPipelineThreads(num_threads);
+}
+int get_data_pipeline_threads() {
+  return GlobalThreadingConfig().Resolve().data_pipeline_threads.value;
 }
 
 void set_spin_wait_us(int microseconds) { GlobalThreadingConfig().SetSpinWaitUs(microseconds); }
@@ -44,6 +52,7 @@ Description describe() {
   Description d;
   d.intra_op_parallelism_threads = r.intra_op_threads;
   d.inter_op_parallelism_threads = r.inter_op_threads;
+  d.data_pipeline_threads = r.data_pipeline_threads;
   d.spin_wait_us = r.spin_wait_us;
   d.intra_op_cpu_affinity = r.intra_op_cpus;
   d.inter_op_cpu_affinity = r.inter_op_cpus;
@@ -58,6 +67,7 @@ Description describe() {
     d.runtime_started = true;
     d.threads = runtime->threads();
   }
+  d.data_pipelines = loom::threading::DescribeLivePipelines();
   return d;
 }
 
@@ -71,9 +81,26 @@ std::string Description::to_json() const {
   for (const ThreadDescription& t : threads) {
     threads_json.push_back({{"name", t.name}, {"pool", t.pool}, {"tid", t.tid}});
   }
+  json pipelines_json = json::array();
+  for (const PipelineDescription& p : data_pipelines) {
+    json stages = json::array();
+    for (const PipelineStageDescription& s : p.stages) {
+      stages.push_back({{"name", s.name},
+                        {"parallelism", s.parallelism},
+                        {"autotuned", s.autotuned},
+                        {"max_parallelism", s.max_parallelism},
+                        {"buffer_size", s.buffer_size},
+                        {"produced", s.produced}});
+    }
+    pipelines_json.push_back({{"id", p.id},
+                              {"cpu_budget", p.cpu_budget},
+                              {"max_intra_op_parallelism", p.max_intra_op_parallelism},
+                              {"stages", stages}});
+  }
   json j = {
       {"intra_op_parallelism_threads", setting(intra_op_parallelism_threads)},
       {"inter_op_parallelism_threads", setting(inter_op_parallelism_threads)},
+      {"data_pipeline_threads", setting(data_pipeline_threads)},
       {"spin_wait_us", setting(spin_wait_us)},
       {"intra_op_cpu_affinity", affinity(intra_op_cpu_affinity)},
       {"inter_op_cpu_affinity", affinity(inter_op_cpu_affinity)},
@@ -87,6 +114,7 @@ std::string Description::to_json() const {
         {"notes", cpu.notes}}},
       {"runtime_started", runtime_started},
       {"threads", threads_json},
+      {"data_pipelines", pipelines_json},
   };
   return j.dump(2);
 }

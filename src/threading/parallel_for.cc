@@ -85,6 +85,9 @@ struct Job {
   }
 };
 
+// 0 = no limit on this thread.
+thread_local int parallelism_limit = 0;
+
 // Negative or NaN costs count as free work.
 double SanitizedCost(double cost_per_unit_ns) {
   return cost_per_unit_ns > 0 ? cost_per_unit_ns : 0.0;
@@ -92,11 +95,24 @@ double SanitizedCost(double cost_per_unit_ns) {
 
 }  // namespace
 
+ScopedParallelismLimit::ScopedParallelismLimit(int max_threads) : previous_(parallelism_limit) {
+  if (max_threads > 0 && (previous_ == 0 || max_threads < previous_)) {
+    parallelism_limit = max_threads;
+  }
+}
+
+ScopedParallelismLimit::~ScopedParallelismLimit() { parallelism_limit = previous_; }
+
+int MaxParallelism(const ThreadPool* pool) {
+  const int threads = pool != nullptr ? pool->num_threads() + 1 : 1;
+  return parallelism_limit > 0 ? std::min(threads, parallelism_limit) : threads;
+}
+
 int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_unit_ns) {
   if (pool == nullptr || pool->num_threads() == 0 || n <= 1) return 1;
   const double total = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
   const double by_cost = std::floor(total / kMinShardCostNs);
-  const int64_t max_threads = static_cast<int64_t>(pool->num_threads()) + 1;
+  const int64_t max_threads = MaxParallelism(pool);
   const int64_t threads =
       std::min<int64_t>({max_threads, n, static_cast<int64_t>(std::min(by_cost, 1e9))});
   return static_cast<int>(std::max<int64_t>(threads, 1));

@@ -48,6 +48,27 @@ using RangeFn = std::function<void(int64_t begin, int64_t end)>;
 
 void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const RangeFn& fn);
 
+// Caps every ParallelFor on the calling thread, while it lives, at
+// `max_threads` threads (the caller included); 1 makes them run inline.
+// loom::data uses it for max_intra_op_parallelism: ops called inside a map
+// function must not fan out over the intra-op pool while the data pool is
+// already running that function in parallel. Nested limits take the
+// smaller value; max_threads <= 0 leaves the current limit.
+class ScopedParallelismLimit {
+ public:
+  explicit ScopedParallelismLimit(int max_threads);
+  ~ScopedParallelismLimit();
+  ScopedParallelismLimit(const ScopedParallelismLimit&) = delete;
+  ScopedParallelismLimit& operator=(const ScopedParallelismLimit&) = delete;
+
+ private:
+  int previous_;
+};
+
+// The most threads a ParallelFor over `pool` may use on this thread: the
+// pool's workers plus the caller, within any ScopedParallelismLimit.
+int MaxParallelism(const ThreadPool* pool);
+
 // The number of threads ParallelFor would use for this much work; exposed
 // so tests and kernels can reason about sharding.
 int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_unit_ns);

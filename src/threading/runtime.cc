@@ -35,10 +35,26 @@ Runtime::Runtime(const ResolvedThreading& settings)
       inter_(std::make_unique<ThreadPool>(PoolOptions("inter", settings.inter_op_threads.value,
                                                       settings, settings.inter_op_cpus.cpus))) {}
 
+ThreadPool* Runtime::data_pool() {
+  std::lock_guard lock(data_mutex_);
+  if (!data_) {
+    // Not pinned: the data pool has no CPU-list setting (yet).
+    data_ = std::make_unique<ThreadPool>(
+        PoolOptions("data", settings_.data_pipeline_threads.value, settings_, {}));
+  }
+  return data_.get();
+}
+
 std::vector<config::threading::ThreadDescription> Runtime::threads() const {
   std::vector<config::threading::ThreadDescription> threads;
-  for (const auto& [pool, label] :
-       {std::pair{intra_.get(), "intra_op"}, std::pair{inter_.get(), "inter_op"}}) {
+  ThreadPool* data = nullptr;
+  {
+    std::lock_guard lock(data_mutex_);
+    data = data_.get();
+  }
+  for (const auto& [pool, label] : {std::pair{intra_.get(), "intra_op"},
+                                    std::pair{inter_.get(), "inter_op"}, std::pair{data, "data"}}) {
+    if (pool == nullptr) continue;
     for (const WorkerInfo& worker : pool->workers()) {
       threads.push_back({worker.name, label, worker.tid});
     }

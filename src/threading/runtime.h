@@ -9,6 +9,10 @@
 //   intra_op_threads = N → N-1 workers "loom-intra-*"; the thread calling
 //                          ParallelFor is the N-th.
 //   inter_op_threads = M → M workers "loom-inter-*".
+//   data_pipeline_threads = D → D workers "loom-data-*", created by the
+//                          first data_pool() call (the first loom::data
+//                          iterator), so programs without pipelines have
+//                          none.
 #pragma once
 
 #include <memory>
@@ -28,6 +32,8 @@ class Runtime {
 
   ThreadPool* intra_op_pool() { return intra_.get(); }
   ThreadPool* inter_op_pool() { return inter_.get(); }
+  // Creates the data pool on the first call. Thread-safe.
+  ThreadPool* data_pool();
   const ResolvedThreading& settings() const { return settings_; }
 
   // Every thread this runtime created, intra-op pool first.
@@ -37,6 +43,8 @@ class Runtime {
   ResolvedThreading settings_;
   std::unique_ptr<ThreadPool> intra_;
   std::unique_ptr<ThreadPool> inter_;
+  mutable std::mutex data_mutex_;
+  std::unique_ptr<ThreadPool> data_;
 };
 
 // The global runtime, started on the first call from GlobalThreadingConfig().

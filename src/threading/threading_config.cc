@@ -15,8 +15,10 @@ using config::threading::kMaxThreads;
 
 constexpr const char* kIntraVars[] = {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS"};
 constexpr const char* kInterVars[] = {"LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS"};
-constexpr const char* kOtherVars[] = {"OMP_NUM_THREADS", "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME",
-                                      "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS"};
+// tf.data has no variable for its pool, so there is no TF_ alias here.
+constexpr const char* kDataVar = "LOOM_NUM_DATA_THREADS";
+constexpr const char* kOtherVars[] = {kDataVar,        "OMP_NUM_THREADS",   "LOOM_SPIN_WAIT_US",
+                                      "KMP_BLOCKTIME", "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS"};
 
 void ValidateThreadCount(int num_threads, const char* setting) {
   if (num_threads < 0) {
@@ -107,6 +109,15 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
     r.inter_op_threads = {AutoInterOpThreads(usable), "auto"};
   }
 
+  if (auto var = FirstSet({kDataVar})) {
+    const int n = ParseThreadCountVariable(var->first, var->second);
+    r.data_pipeline_threads = {n == 0 ? std::max(usable, 1) : n, "env:" + var->first};
+  } else if (api.data_pipeline_threads.value_or(0) > 0) {
+    r.data_pipeline_threads = {*api.data_pipeline_threads, "api"};
+  } else {
+    r.data_pipeline_threads = {std::max(usable, 1), "auto"};
+  }
+
   if (auto var = FirstSet({"LOOM_SPIN_WAIT_US"})) {
     r.spin_wait_us = {ParseSpinWaitUs(var->second), "env:LOOM_SPIN_WAIT_US"};
   } else if (auto kmp = FirstSet({"KMP_BLOCKTIME"})) {
@@ -185,6 +196,14 @@ void ThreadingConfig::SetInterOpThreads(int num_threads) {
          "Inter op parallelism cannot be modified after initialization.");
 }
 
+void ThreadingConfig::SetDataPipelineThreads(int num_threads) {
+  ValidateThreadCount(num_threads, "data_pipeline_threads");
+  WarnIfOverridden({kDataVar}, "set_data_pipeline_threads(" + std::to_string(num_threads) + ")");
+  Update([&](ApiValues& api) { api.data_pipeline_threads = num_threads; },
+         [](const ResolvedThreading& r) { return r.data_pipeline_threads.value; },
+         "Data pipeline parallelism cannot be modified after initialization.");
+}
+
 void ThreadingConfig::SetSpinWaitUs(int microseconds) {
   if (microseconds < 0 || microseconds > kMaxSpinWaitUs) {
     throw InvalidArgumentError("Spin wait must be from 0 to " + std::to_string(kMaxSpinWaitUs) +
@@ -228,7 +247,8 @@ ResolvedThreading ThreadingConfig::Freeze() {
   const int usable = frozen_->cpu.usable;
   for (const auto& [name, setting] :
        {std::pair{"intra_op_parallelism_threads", frozen_->intra_op_threads},
-        std::pair{"inter_op_parallelism_threads", frozen_->inter_op_threads}}) {
+        std::pair{"inter_op_parallelism_threads", frozen_->inter_op_threads},
+        std::pair{"data_pipeline_threads", frozen_->data_pipeline_threads}}) {
     if (setting.value > usable) {
       base::LogWarning(std::string(name) + "=" + std::to_string(setting.value) + " (" +
                        setting.source + ") exceeds the " + std::to_string(usable) +

@@ -28,6 +28,7 @@ using config::threading::Setting;
 struct ResolvedThreading {
   Setting intra_op_threads;
   Setting inter_op_threads;
+  Setting data_pipeline_threads;
   Setting spin_wait_us;
   CpuAffinitySetting intra_op_cpus;
   CpuAffinitySetting inter_op_cpus;
@@ -53,6 +54,7 @@ class ThreadingConfig {
 
   void SetIntraOpThreads(int num_threads);
   void SetInterOpThreads(int num_threads);
+  void SetDataPipelineThreads(int num_threads);
   void SetSpinWaitUs(int microseconds);
   void SetIntraOpCpus(const std::vector<int>& cpus);
   void SetInterOpCpus(const std::vector<int>& cpus);
@@ -73,6 +75,7 @@ class ThreadingConfig {
   struct ApiValues {
     std::optional<int> intra_op_threads;
     std::optional<int> inter_op_threads;
+    std::optional<int> data_pipeline_threads;
     std::optional<int> spin_wait_us;
     std::optional<std::vector<int>> intra_op_cpus;
     std::optional<std::vector<int>> inter_op_cpus;

@@ -1,0 +1,69 @@
+#include <algorithm>
+
+#include "data/async_stage.h"
+#include "data/nodes.h"
+#include "threading/thread_pool.h"
+
+namespace loom::data::internal {
+namespace {
+
+// The most an autotuned prefetch buffer grows to.
+constexpr int kMaxAutotunedPrefetch = 16;
+
+class ParallelMapNode final : public DatasetNode {
+ public:
+  ParallelMapNode(NodePtr input, Dataset::MapFn fn, int num_parallel_calls, bool deterministic)
+      : DatasetNode(std::move(input), "map"),
+        fn_(std::move(fn)),
+        num_parallel_calls_(num_parallel_calls),
+        deterministic_(deterministic) {}
+
+  std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
+    AsyncStage::Config config;
+    config.name = name();
+    config.fn = fn_;
+    config.knob = num_parallel_calls_;
+    config.knob_is_parallelism = true;
+    config.deterministic = deterministic_;
+    // Never beyond the pool (more would only queue) or the CPU budget.
+    config.autotune_max = std::min(context.pool()->num_threads(), context.budget_tokens());
+    return std::make_unique<AsyncStage>(context, MakeInputIterator(context), std::move(config));
+  }
+
+ private:
+  Dataset::MapFn fn_;
+  int num_parallel_calls_;
+  bool deterministic_;
+};
+
+class PrefetchNode final : public DatasetNode {
+ public:
+  PrefetchNode(NodePtr input, int buffer_size)
+      : DatasetNode(std::move(input), "prefetch"), buffer_size_(buffer_size) {}
+
+  std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
+    AsyncStage::Config config;
+    config.name = name();
+    config.knob = buffer_size_;
+    config.knob_is_parallelism = false;
+    config.autotune_max = kMaxAutotunedPrefetch;
+    return std::make_unique<AsyncStage>(context, MakeInputIterator(context), std::move(config));
+  }
+
+ private:
+  int buffer_size_;
+};
+
+}  // namespace
+
+NodePtr MakeParallelMapNode(NodePtr input, Dataset::MapFn fn, int num_parallel_calls,
+                            bool deterministic) {
+  return std::make_shared<ParallelMapNode>(std::move(input), std::move(fn), num_parallel_calls,
+                                           deterministic);
+}
+
+NodePtr MakePrefetchNode(NodePtr input, int buffer_size) {
+  return std::make_shared<PrefetchNode>(std::move(input), buffer_size);
+}
+
+}  // namespace loom::data::internal

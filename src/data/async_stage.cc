@@ -1,0 +1,215 @@
+#include "data/async_stage.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "threading/thread_pool.h"
+
+namespace loom::data::internal {
+namespace {
+
+// How long a consumer with nothing in flight gives a queued pool task to
+// start before computing the element itself. Long enough for a sleeping
+// worker's wake-up (~10-50 µs), short enough not to matter when the pool is
+// busy elsewhere.
+constexpr auto kPoolStartGrace = std::chrono::milliseconds(1);
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+AsyncStage::AsyncStage(PipelineContext& context, std::unique_ptr<IteratorNode> input, Config config)
+    : context_(context),
+      input_(std::move(input)),
+      config_(std::move(config)),
+      gate_(std::make_shared<Gate>()) {
+  if (config_.knob == kAutotune) tuner_.emplace(config_.autotune_max);
+  gate_->stage = this;
+  context_.AddStage(this);
+}
+
+AsyncStage::~AsyncStage() {
+  {
+    std::lock_guard lock(gate_->mutex);
+    gate_->stage = nullptr;
+  }
+  context_.RemoveStage(this);
+  std::unique_lock lock(mutex_);
+  closing_ = true;
+  changed_.wait(lock, [&] { return running_tasks_ == 0; });
+}
+
+int AsyncStage::ParallelismLocked() const {
+  if (!config_.knob_is_parallelism) return 1;
+  return tuner_ ? tuner_->value() : config_.knob;
+}
+
+int AsyncStage::CapacityLocked() const { return tuner_ ? tuner_->value() : config_.knob; }
+
+bool AsyncStage::CanClaimLocked() const {
+  return !context_.cancelled() && !closing_ && !end_of_input_ && claims_ < ParallelismLocked() &&
+         static_cast<int>(slots_.size()) + unslotted_ < CapacityLocked();
+}
+
+int AsyncStage::ReadySlotLocked() const {
+  if (config_.deterministic) return !slots_.empty() && slots_.front()->done ? 0 : -1;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i]->done) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void AsyncStage::TopUpLocked() {
+  if (context_.cancelled() || closing_ || end_of_input_) return;
+  const int room = CapacityLocked() - static_cast<int>(slots_.size()) - unslotted_;
+  const int wanted = std::min(ParallelismLocked() - claims_, room);
+  // Tasks already queued or running will claim too; only add the rest.
+  const int idle_tasks = scheduled_ - claims_;
+  for (int i = std::max(idle_tasks, 0); i < wanted; ++i) {
+    ++scheduled_;
+    context_.pool()->Schedule([gate = gate_] {
+      AsyncStage* stage = nullptr;
+      {
+        std::lock_guard gate_lock(gate->mutex);
+        stage = gate->stage;
+        if (stage == nullptr) return;
+        std::lock_guard lock(stage->mutex_);
+        ++stage->running_tasks_;
+      }
+      stage->TaskMain();
+    });
+  }
+}
+
+void AsyncStage::TaskMain() {
+  while (true) {
+    bool claimed = false;
+    {
+      BudgetHold hold(context_.budget(), BudgetHold::Mode::kTry);
+      if (hold.held()) {
+        std::lock_guard lock(mutex_);
+        if (CanClaimLocked()) {
+          ++claims_;
+          ++unslotted_;
+          claimed = true;
+        }
+      }
+      if (claimed) ComputeOne();
+    }
+    if (!claimed) break;
+  }
+  // The token is back before the stage may be destroyed.
+  std::lock_guard lock(mutex_);
+  --scheduled_;
+  --running_tasks_;
+  changed_.notify_all();
+}
+
+void AsyncStage::ComputeOne() {
+  Slot* slot = nullptr;
+  std::optional<Element> element;
+  std::exception_ptr error;
+  {
+    std::lock_guard input_lock(input_mutex_);
+    try {
+      element = input_->GetNext();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard lock(mutex_);
+    --unslotted_;
+    if (!error && !element) {
+      end_of_input_ = true;
+      --claims_;
+      changed_.notify_all();
+      return;
+    }
+    slots_.push_back(std::make_unique<Slot>());
+    slot = slots_.back().get();
+    slot->index = next_index_++;
+  }
+  if (!error && config_.fn) {
+    try {
+      element = context_.CallUser([&] { return config_.fn(std::move(*element)); });
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  std::lock_guard lock(mutex_);
+  slot->done = true;
+  if (error) {
+    slot->error = error;
+  } else {
+    slot->value = std::move(element);
+  }
+  --claims_;
+  changed_.notify_all();
+}
+
+std::optional<Element> AsyncStage::GetNext() {
+  std::unique_lock lock(mutex_);
+  bool gave_pool_a_chance = false;
+  while (true) {
+    context_.CheckCancelled();
+    if (const int ready = ReadySlotLocked(); ready >= 0) {
+      std::unique_ptr<Slot> slot = std::move(slots_[ready]);
+      slots_.erase(slots_.begin() + ready);
+      ++produced_;
+      if (tuner_) tuner_->RecordElement(NowNs());
+      TopUpLocked();
+      lock.unlock();
+      if (slot->error) RethrowAsPipelineError(config_.name, slot->index, slot->error);
+      return std::move(slot->value);
+    }
+    if (end_of_input_ && slots_.empty() && claims_ == 0) return std::nullopt;
+    TopUpLocked();
+    if (claims_ > 0) {
+      // Someone is computing an element this stage will deliver.
+      changed_.wait(lock);
+      continue;
+    }
+    if (scheduled_ > running_tasks_ && !gave_pool_a_chance) {
+      gave_pool_a_chance = true;
+      changed_.wait_for(lock, kPoolStartGrace);
+      continue;
+    }
+    // Nothing in flight: compute it here, under a budget token taken
+    // before claiming (see the header).
+    lock.unlock();
+    {
+      BudgetHold hold(context_.budget(), BudgetHold::Mode::kWait);
+      lock.lock();
+      if (!hold.held()) continue;  // cancelled: the loop's check throws
+      if (!CanClaimLocked()) continue;
+      ++claims_;
+      ++unslotted_;
+      lock.unlock();
+      ComputeOne();
+    }
+    lock.lock();
+    gave_pool_a_chance = false;
+  }
+}
+
+PipelineStageDescription AsyncStage::Describe() const {
+  std::lock_guard lock(mutex_);
+  PipelineStageDescription d;
+  d.name = config_.name;
+  d.parallelism = ParallelismLocked();
+  d.autotuned = tuner_.has_value();
+  d.max_parallelism = tuner_ ? tuner_->max() : config_.knob;
+  d.buffer_size = CapacityLocked();
+  d.produced = produced_;
+  return d;
+}
+
+void AsyncStage::WakeAll() {
+  std::lock_guard lock(mutex_);
+  changed_.notify_all();
+}
+
+}  // namespace loom::data::internal

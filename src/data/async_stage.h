@@ -1,0 +1,102 @@
+// AsyncStage: parallel map and prefetch. Elements are computed ahead on the
+// data pool and handed to the consumer in input order (or, for a
+// non-deterministic map, in order of completion).
+//
+// How work is claimed (what keeps it from deadlocking on a pool of any
+// size, down to one thread shared by nested stages):
+//  - Pool tasks take a CPU-budget token, claim one element (pull its input
+//    under input_mutex_, then compute it), and loop while there is room;
+//    a task that finds no token or no room exits, so no pool thread ever
+//    sits idle-blocked inside a stage.
+//  - A thread that needs an element (the consumer, or a downstream stage's
+//    worker pulling its input) waits only while some thread is actively
+//    computing for this stage. When nothing is in flight it computes the
+//    element itself (after a short grace period for a pool task that was
+//    queued but has not started). Waiting therefore always points at a
+//    running thread further upstream, and upstream ends at a source.
+//  - Only threads holding a token compute, and a token holder never waits
+//    for a token (work it does upstream runs under the same token), so
+//    CPU-budget waits cannot form a cycle either.
+// Memory: at most Capacity() elements exist in the stage at once (being
+// computed plus finished), i.e. the parallelism of a map or the buffer of a
+// prefetch.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "data/autotuner.h"
+#include "data/pipeline.h"
+
+namespace loom::data::internal {
+
+class AsyncStage final : public IteratorNode, public AsyncStageBase {
+ public:
+  struct Config {
+    std::string name;   // "map#2"
+    Dataset::MapFn fn;  // null for prefetch
+    int knob = 1;       // parallelism (map) or buffer (prefetch); kAutotune
+    bool knob_is_parallelism = true;
+    bool deterministic = true;
+    int autotune_max = 1;  // the most kAutotune may choose
+  };
+
+  AsyncStage(PipelineContext& context, std::unique_ptr<IteratorNode> input, Config config);
+  // Stops claiming, drops queued pool tasks and waits for running ones.
+  // The context must be cancelled first if a task might be waiting inside
+  // an upstream stage.
+  ~AsyncStage() override;
+
+  std::optional<Element> GetNext() override;
+  PipelineStageDescription Describe() const override;
+  void WakeAll() override;
+
+ private:
+  struct Slot {
+    int64_t index = 0;
+    bool done = false;
+    std::optional<Element> value;
+    std::exception_ptr error;
+  };
+  // Lets queued pool tasks find out that the stage is gone without touching
+  // it.
+  struct Gate {
+    std::mutex mutex;
+    AsyncStage* stage = nullptr;
+  };
+
+  int ParallelismLocked() const;
+  int CapacityLocked() const;
+  bool CanClaimLocked() const;
+  // Index into slots_ of an element ready for the consumer, or -1.
+  int ReadySlotLocked() const;
+  void TopUpLocked();
+  // Computes one claimed element (claims_ and unslotted_ already counted).
+  void ComputeOne();
+  void TaskMain();
+
+  PipelineContext& context_;
+  std::unique_ptr<IteratorNode> input_;
+  const Config config_;
+  std::optional<Autotuner> tuner_;
+  std::shared_ptr<Gate> gate_;
+
+  // Serializes pulls from input_, so elements enter in order.
+  std::mutex input_mutex_;
+  int64_t next_index_ = 0;  // guarded by input_mutex_
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<Slot>> slots_;  // input order
+  int claims_ = 0;                           // elements being pulled or computed
+  int unslotted_ = 0;                        // claims still pulling their input
+  bool end_of_input_ = false;
+  int scheduled_ = 0;      // pool tasks queued or running
+  int running_tasks_ = 0;  // pool tasks that have started
+  bool closing_ = false;
+  int64_t produced_ = 0;
+};
+
+}  // namespace loom::data::internal

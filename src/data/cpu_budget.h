@@ -1,0 +1,66 @@
+// CpuBudget: how many threads may compute one iterator's pipeline work at
+// the same moment (Options::cpu_budget), as a counting semaphore.
+//
+// A thread takes a token before it computes an element and gives it back
+// after. Work a token holder does for stages further upstream (pulling
+// inputs, computing them inline) runs under the same token, so a pipeline
+// of any depth never uses more than `tokens` threads — and a token holder
+// never waits for a token, which keeps waiting acyclic (see async_stage.h).
+//
+// Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+
+namespace loom::data::internal {
+
+class CpuBudget {
+ public:
+  explicit CpuBudget(int tokens);
+
+  int tokens() const { return tokens_; }
+
+  // Whether the calling thread holds a token of this budget.
+  bool HeldByThisThread() const;
+
+  // Takes a token without waiting; fails while others are waiting for one,
+  // so a stream of pool tasks cannot starve a waiting consumer.
+  bool TryAcquire();
+  // Waits for a token. Returns false (without one) once Cancel() was called.
+  bool Acquire();
+  void Release();
+
+  // Wakes every waiter; Acquire then fails.
+  void Cancel();
+
+ private:
+  void MarkHeld();
+
+  const int tokens_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  int free_;
+  int waiters_ = 0;
+  bool cancelled_ = false;
+};
+
+// Holds a token of `budget` for the current scope unless the thread already
+// holds one. held() says whether this scope may compute.
+class BudgetHold {
+ public:
+  enum class Mode { kWait, kTry };
+  BudgetHold(CpuBudget& budget, Mode mode);
+  ~BudgetHold();
+  BudgetHold(const BudgetHold&) = delete;
+  BudgetHold& operator=(const BudgetHold&) = delete;
+
+  bool held() const { return held_; }
+
+ private:
+  CpuBudget& budget_;
+  bool owns_ = false;  // this scope took the token (and must give it back)
+  bool held_ = false;
+};
+
+}  // namespace loom::data::internal

@@ -1,0 +1,46 @@
+// Factories for every DatasetNode; dataset.cc validates arguments and
+// calls these.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/pipeline.h"
+
+namespace loom::data::internal {
+
+using NodePtr = std::shared_ptr<const DatasetNode>;
+
+// sources.cc
+NodePtr MakeRangeNode(int64_t start, int64_t stop, int64_t step);
+NodePtr MakeTensorSlicesNode(Element components);
+NodePtr MakeTensorsNode(Element components);
+NodePtr MakeGeneratorNode(std::function<Dataset::Generator()> make_generator);
+NodePtr MakeFilesNode(std::vector<std::string> paths);
+NodePtr MakeLinesNode(std::vector<std::string> paths);
+
+// transformations.cc
+NodePtr MakeMapNode(NodePtr input, Dataset::MapFn fn);
+NodePtr MakeFilterNode(NodePtr input, std::function<bool(const Element&)> predicate);
+NodePtr MakeBatchNode(NodePtr input, int64_t batch_size, bool drop_remainder);
+NodePtr MakeShuffleNode(NodePtr input, int64_t buffer_size, std::optional<uint64_t> seed,
+                        bool reshuffle_each_iteration);
+NodePtr MakeTakeNode(NodePtr input, int64_t count);
+NodePtr MakeSkipNode(NodePtr input, int64_t count);
+NodePtr MakeRepeatNode(NodePtr input, int64_t count);
+NodePtr MakeInterleaveNode(NodePtr input, std::function<Dataset(const Element&)> fn,
+                           int64_t cycle_length, int64_t block_length);
+
+// async_nodes.cc: map with num_parallel_calls >= 1 or kAutotune, prefetch.
+NodePtr MakeParallelMapNode(NodePtr input, Dataset::MapFn fn, int num_parallel_calls,
+                            bool deterministic);
+NodePtr MakePrefetchNode(NodePtr input, int buffer_size);
+
+// batching.cc: stacks elements component by component along a new first
+// axis. Throws InvalidArgumentError naming the element and component that
+// differ in dtype, shape or component count.
+Element StackElements(const std::vector<Element>& elements);
+
+}  // namespace loom::data::internal
