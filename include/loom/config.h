@@ -103,10 +103,12 @@ struct ThreadDescription {
 // prefetch) and what it chose.
 struct PipelineStageDescription {
   std::string name;         // "map#2", "prefetch#4": kind#position from the source
-  int parallelism = 0;      // elements it may compute at once now
-  bool autotuned = false;   // AUTOTUNE: parallelism is chosen by measurement
-  int max_parallelism = 0;  // the most AUTOTUNE may choose (pool and cpu_budget)
-  int buffer_size = 0;      // finished elements it may hold
+  int parallelism = 0;      // elements it may compute at once now (prefetch: 1)
+  bool autotuned = false;   // AUTOTUNE: a map's parallelism or a prefetch's
+                            // buffer_size is chosen by measurement
+  int max_parallelism = 0;  // the most a map's AUTOTUNE may choose (the pool
+                            // and cpu_budget cap it)
+  int buffer_size = 0;      // elements it may hold, finished or in progress
   int64_t produced = 0;     // elements delivered downstream so far
 };
 

@@ -10,7 +10,9 @@ Everything is implemented in C++ (the `loom._loom` extension); this package
 only names it.
 """
 
-from loom import config, errors, ops
+import atexit as _atexit
+
+from loom import config, data, errors, ops
 from loom._loom import (
     GraphOptimizationLevel,
     InferenceSession,
@@ -32,6 +34,7 @@ __all__ = [
     "SessionOptions",
     "__version__",
     "config",
+    "data",
     "errors",
     "get_available_providers",
     "get_device",
@@ -39,3 +42,7 @@ __all__ = [
     "runtime_started",
     "start_runtime",
 ]
+
+# Open pipelines stop before the interpreter goes away: a loom-data thread
+# must never wait for a GIL that will not come back.
+_atexit.register(data._loom_close_all)

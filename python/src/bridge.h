@@ -75,5 +75,6 @@ void BindErrors(nb::module_& m);
 void BindConfig(nb::module_& m);
 void BindSession(nb::module_& m);
 void BindOps(nb::module_& m);
+void BindData(nb::module_& m);
 
 }  // namespace loom::python

@@ -47,6 +47,13 @@ void BindConfig(nb::module_& m) {
         "Independent ops that may run at once ('loom-inter-*' threads). 0 = automatic.");
   t.def("get_inter_op_parallelism_threads", &threading::get_inter_op_parallelism_threads,
         "The inter-op thread count in force (never 0).");
+  t.def("set_data_pipeline_threads", WarningSetter(threading::set_data_pipeline_threads),
+        nb::arg("num_threads"),
+        "Threads of the 'loom-data-*' pool that runs loom.data pipelines (created when the first "
+        "pipeline starts iterating). 0 = automatic (usable CPUs). LOOM_NUM_DATA_THREADS outranks "
+        "it.");
+  t.def("get_data_pipeline_threads", &threading::get_data_pipeline_threads,
+        "The data pool size in force (never 0).");
   t.def("set_spin_wait_us", WarningSetter(threading::set_spin_wait_us), nb::arg("microseconds"),
         "How long an idle worker spins before it blocks; 0 blocks at once (the good-neighbour "
         "setting).");

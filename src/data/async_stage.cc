@@ -114,7 +114,16 @@ void AsyncStage::ComputeOne() {
   std::optional<Element> element;
   std::exception_ptr error;
   {
-    std::lock_guard input_lock(input_mutex_);
+    std::unique_lock input_lock(input_mutex_, std::try_to_lock);
+    if (!input_lock.owns_lock()) {
+      // Another thread is pulling (and may be waiting for a token itself):
+      // do not sit on a token while blocked behind it.
+      CpuBudget& budget = context_.budget();
+      const bool had_token = budget.HeldByThisThread();
+      if (had_token) budget.Release();
+      input_lock.lock();
+      if (had_token) budget.Acquire();  // fails only when cancelled
+    }
     try {
       element = input_->GetNext();
     } catch (...) {
@@ -150,6 +159,24 @@ void AsyncStage::ComputeOne() {
   changed_.notify_all();
 }
 
+void AsyncStage::WaitWithoutToken(std::unique_lock<std::mutex>& lock,
+                                  std::optional<std::chrono::milliseconds> timeout) {
+  CpuBudget& budget = context_.budget();
+  const bool had_token = budget.HeldByThisThread();
+  if (had_token) budget.Release();
+  if (timeout) {
+    changed_.wait_for(lock, *timeout);
+  } else {
+    changed_.wait(lock);
+  }
+  if (!had_token) return;
+  // Never wait for a token while holding the stage lock: the holders may
+  // need it to finish.
+  lock.unlock();
+  budget.Acquire();  // fails only when cancelled; the caller's loop throws
+  lock.lock();
+}
+
 std::optional<Element> AsyncStage::GetNext() {
   std::unique_lock lock(mutex_);
   bool gave_pool_a_chance = false;
@@ -169,12 +196,12 @@ std::optional<Element> AsyncStage::GetNext() {
     TopUpLocked();
     if (claims_ > 0) {
       // Someone is computing an element this stage will deliver.
-      changed_.wait(lock);
+      WaitWithoutToken(lock, std::nullopt);
       continue;
     }
     if (scheduled_ > running_tasks_ && !gave_pool_a_chance) {
       gave_pool_a_chance = true;
-      changed_.wait_for(lock, kPoolStartGrace);
+      WaitWithoutToken(lock, kPoolStartGrace);
       continue;
     }
     // Nothing in flight: compute it here, under a budget token taken
@@ -201,7 +228,8 @@ PipelineStageDescription AsyncStage::Describe() const {
   d.name = config_.name;
   d.parallelism = ParallelismLocked();
   d.autotuned = tuner_.has_value();
-  d.max_parallelism = tuner_ ? tuner_->max() : config_.knob;
+  // A prefetch computes one element at a time; AUTOTUNE tunes its buffer.
+  d.max_parallelism = !config_.knob_is_parallelism ? 1 : tuner_ ? tuner_->max() : config_.knob;
   d.buffer_size = CapacityLocked();
   d.produced = produced_;
   return d;

@@ -14,14 +14,15 @@
 //    element itself (after a short grace period for a pool task that was
 //    queued but has not started). Waiting therefore always points at a
 //    running thread further upstream, and upstream ends at a source.
-//  - Only threads holding a token compute, and a token holder never waits
-//    for a token (work it does upstream runs under the same token), so
-//    CPU-budget waits cannot form a cycle either.
+//  - Only threads holding a token compute. A token holder that waits here
+//    gives its token back for the wait, so every token belongs to a
+//    computing thread and CPU-budget waits cannot form a cycle either.
 // Memory: at most Capacity() elements exist in the stage at once (being
 // computed plus finished), i.e. the parallelism of a map or the buffer of a
 // prefetch.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -73,6 +74,10 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   // Index into slots_ of an element ready for the consumer, or -1.
   int ReadySlotLocked() const;
   void TopUpLocked();
+  // Waits for a change (up to `timeout`), giving back the caller's CPU
+  // budget token for the wait.
+  void WaitWithoutToken(std::unique_lock<std::mutex>& lock,
+                        std::optional<std::chrono::milliseconds> timeout);
   // Computes one claimed element (claims_ and unslotted_ already counted).
   void ComputeOne();
   void TaskMain();

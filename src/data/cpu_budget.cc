@@ -71,7 +71,9 @@ BudgetHold::BudgetHold(CpuBudget& budget, Mode mode) : budget_(budget) {
 }
 
 BudgetHold::~BudgetHold() {
-  if (owns_) budget_.Release();
+  // A wait inside the scope may have given the token back and failed to
+  // get it again (cancellation): then there is nothing to return.
+  if (owns_ && budget_.HeldByThisThread()) budget_.Release();
 }
 
 }  // namespace loom::data::internal

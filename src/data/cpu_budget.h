@@ -4,8 +4,12 @@
 // A thread takes a token before it computes an element and gives it back
 // after. Work a token holder does for stages further upstream (pulling
 // inputs, computing them inline) runs under the same token, so a pipeline
-// of any depth never uses more than `tokens` threads — and a token holder
-// never waits for a token, which keeps waiting acyclic (see async_stage.h).
+// of any depth never uses more than `tokens` threads at once. A holder that
+// has to wait for another thread's element gives its token back for the
+// wait (a waiting thread uses no CPU, and its token lets the thread it
+// waits for run) and takes one again afterwards; so every token is held by
+// a thread that is computing, and waits cannot form a cycle (see
+// async_stage.h).
 //
 // Thread-safe.
 #pragma once

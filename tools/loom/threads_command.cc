@@ -1,5 +1,6 @@
 // `loom threads`: applies flags as API calls (so environment variables still
 // outrank them), starts the runtime, and prints what is in force.
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "cli_flags.h"
 #include "commands.h"
 #include "loom/config.h"
+#include "loom/data.h"
 #include "loom/errors.h"
 #include "loom/runtime.h"
 #include "platform/cpu_list.h"
@@ -21,7 +23,8 @@ namespace threading = config::threading;
 
 struct ThreadsFlags {
   bool json = false;
-  std::optional<int> intra, inter, spin_us;
+  bool pipeline = false;
+  std::optional<int> intra, inter, data, spin_us;
   std::optional<std::vector<int>> intra_cpus, inter_cpus;
 };
 
@@ -52,10 +55,14 @@ ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--json") {
       flags.json = true;
+    } else if (args[i] == "--pipeline") {
+      flags.pipeline = true;
     } else if (args[i] == "--intra") {
       flags.intra = FlagValue(args, i);
     } else if (args[i] == "--inter") {
       flags.inter = FlagValue(args, i);
+    } else if (args[i] == "--data") {
+      flags.data = FlagValue(args, i);
     } else if (args[i] == "--spin-us") {
       flags.spin_us = FlagValue(args, i);
     } else if (args[i] == "--intra-cpus") {
@@ -69,12 +76,32 @@ ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
   return flags;
 }
 
+// A CPU-bound map (~0.3 ms an element) under AUTOTUNE, read for about half
+// a second so the tuner has windows to decide on.
+data::Iterator RunDemoPipeline() {
+  auto busy_map = [](data::Element element) {
+    volatile double x = static_cast<double>(element[0].data<int64_t>()[0]);
+    for (int i = 0; i < 100'000; ++i) x = x * 0.999999 + 1.0;
+    return element;
+  };
+  data::Iterator it = data::Dataset::range(1'000'000)
+                          .map(busy_map, data::kAutotune)
+                          .batch(4)
+                          .prefetch(data::kAutotune)
+                          .make_iterator();
+  const auto stop = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (std::chrono::steady_clock::now() < stop && it.next()) {
+  }
+  return it;
+}
+
 void PrintText(const threading::Description& d) {
   auto line = [](const char* name, const threading::Setting& s) {
     std::printf("%-30s %6d   (%s)\n", name, s.value, s.source.c_str());
   };
   line("intra_op_parallelism_threads", d.intra_op_parallelism_threads);
   line("inter_op_parallelism_threads", d.inter_op_parallelism_threads);
+  line("data_pipeline_threads", d.data_pipeline_threads);
   line("spin_wait_us", d.spin_wait_us);
   for (const auto& [name, s] : {std::pair{"intra_op_cpu_affinity", d.intra_op_cpu_affinity},
                                 std::pair{"inter_op_cpu_affinity", d.inter_op_cpu_affinity}}) {
@@ -92,6 +119,16 @@ void PrintText(const threading::Description& d) {
   for (const auto& t : d.threads) {
     std::printf("  %-16s %-9s tid %d\n", t.name.c_str(), t.pool.c_str(), t.tid);
   }
+  std::printf("data pipelines alive: %zu\n", d.data_pipelines.size());
+  for (const auto& p : d.data_pipelines) {
+    std::printf("  pipeline %lld: cpu_budget %d, max_intra_op_parallelism %d\n",
+                static_cast<long long>(p.id), p.cpu_budget, p.max_intra_op_parallelism);
+    for (const auto& s : p.stages) {
+      std::printf("    %-14s parallelism %d%s (max %d), buffer %d, produced %lld\n", s.name.c_str(),
+                  s.parallelism, s.autotuned ? " [AUTOTUNE]" : "", s.max_parallelism, s.buffer_size,
+                  static_cast<long long>(s.produced));
+    }
+  }
   std::printf("threads in this process: %zu (the main thread included)\n",
               platform::ListProcessThreads().size());
 }
@@ -102,10 +139,14 @@ int ThreadsCommand(const std::vector<std::string>& args) {
   const ThreadsFlags flags = ParseFlags(args);
   if (flags.intra) threading::set_intra_op_parallelism_threads(*flags.intra);
   if (flags.inter) threading::set_inter_op_parallelism_threads(*flags.inter);
+  if (flags.data) threading::set_data_pipeline_threads(*flags.data);
   if (flags.spin_us) threading::set_spin_wait_us(*flags.spin_us);
   if (flags.intra_cpus) threading::set_intra_op_cpu_affinity(*flags.intra_cpus);
   if (flags.inter_cpus) threading::set_inter_op_cpu_affinity(*flags.inter_cpus);
   start_runtime();
+  // Kept alive until describe(): only live pipelines are listed.
+  std::optional<data::Iterator> pipeline;
+  if (flags.pipeline) pipeline = RunDemoPipeline();
   const threading::Description d = threading::describe();
   if (!flags.json) {
     PrintText(d);

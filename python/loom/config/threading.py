@@ -7,11 +7,13 @@ started raises RuntimeError; setting the value already in force is fine."""
 
 from loom._loom.config.threading import (  # noqa: F401
     describe,
+    get_data_pipeline_threads,
     get_inter_op_cpu_affinity,
     get_inter_op_parallelism_threads,
     get_intra_op_cpu_affinity,
     get_intra_op_parallelism_threads,
     get_spin_wait_us,
+    set_data_pipeline_threads,
     set_inter_op_cpu_affinity,
     set_inter_op_parallelism_threads,
     set_intra_op_cpu_affinity,

@@ -1,0 +1,395 @@
+// loom.data: tf.data's names over loom::data. The pipeline (threads, order,
+// budget, AUTOTUNE) is all C++; this file converts elements and runs Python
+// callables under the GIL.
+//
+// GIL rules that keep it deadlock-free:
+//  - every Python callable and generator lives in a SharedPyObject whose
+//    copies and destruction need no GIL (the last release takes it), so
+//    pipeline code may copy functions on any thread;
+//  - tensors entering the pipeline from Python are copies, never views of
+//    NumPy memory, so dropping one on a data thread needs no GIL;
+//  - the consumer releases the GIL while it waits in next(), and an
+//    iterator releases it while its workers stop.
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/shared_ptr.h>
+
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "bridge.h"
+#include "loom/data.h"
+
+namespace loom::python {
+namespace {
+
+namespace data = loom::data;
+using data::Dataset;
+using data::Element;
+
+// A Python object shared by C++ copies of a function. Copying the
+// shared_ptr is GIL-free; the last release takes the GIL.
+using SharedPyObject = std::shared_ptr<nb::object>;
+
+SharedPyObject Share(nb::handle object) {
+  return SharedPyObject(new nb::object(nb::borrow(object)), [](nb::object* held) {
+    nb::gil_scoped_acquire gil;
+    delete held;
+  });
+}
+
+// Element <-> Python: one component is an array, several are a tuple.
+nb::object ElementToPython(Element element) {
+  if (element.size() == 1) return ArrayFromTensor(std::move(element.front()));
+  nb::list components;
+  for (Tensor& t : element) components.append(ArrayFromTensor(std::move(t)));
+  return nb::tuple(components);
+}
+
+Tensor OwnedTensor(nb::handle value, const std::string& what) {
+  // A copy: the pipeline must not depend on memory Python may reuse, and a
+  // copy can be dropped on a data thread without the GIL.
+  return TensorFromPython(value, what).clone();
+}
+
+Element ElementFromPython(nb::handle value, const std::string& what) {
+  if (nb::isinstance<nb::dict>(value)) {
+    throw InvalidArgumentError(what +
+                               " is a dict; loom.data elements are an array or a tuple of "
+                               "arrays");
+  }
+  Element element;
+  if (nb::isinstance<nb::tuple>(value)) {
+    nb::tuple items = nb::borrow<nb::tuple>(value);
+    if (items.size() == 0) throw InvalidArgumentError(what + " is an empty tuple");
+    for (size_t i = 0; i < items.size(); ++i) {
+      element.push_back(OwnedTensor(items[i], what + " component " + std::to_string(i)));
+    }
+  } else {
+    element.push_back(OwnedTensor(value, what));
+  }
+  return element;
+}
+
+// Calls fn(*components) with the GIL held.
+nb::object CallWithElement(const nb::object& fn, Element element) {
+  nb::object args = ElementToPython(std::move(element));
+  if (!nb::isinstance<nb::tuple>(args)) args = nb::make_tuple(args);
+  PyObject* result = PyObject_Call(fn.ptr(), args.ptr(), nullptr);
+  if (result == nullptr) throw nb::python_error();
+  return nb::steal(result);
+}
+
+Dataset::MapFn MapFnFrom(nb::handle fn, const char* what) {
+  if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError(std::string(what) + ": not callable");
+  return [callable = Share(fn), what](Element element) {
+    nb::gil_scoped_acquire gil;
+    nb::object result = CallWithElement(*callable, std::move(element));
+    return ElementFromPython(result, std::string(what) + " function's result");
+  };
+}
+
+std::function<bool(const Element&)> PredicateFrom(nb::handle fn) {
+  if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError("filter: not callable");
+  return [callable = Share(fn)](const Element& element) {
+    nb::gil_scoped_acquire gil;
+    nb::object result = CallWithElement(*callable, element);
+    const int truth = PyObject_IsTrue(result.ptr());
+    if (truth < 0) throw nb::python_error();
+    return truth == 1;
+  };
+}
+
+std::function<Dataset::Generator()> GeneratorFrom(nb::handle generator, nb::handle args) {
+  if (!PyCallable_Check(generator.ptr())) {
+    throw InvalidArgumentError(
+        "from_generator: generator must be a callable returning an "
+        "iterable (e.g. a generator function), not an iterator");
+  }
+  nb::tuple call_args = args.is_none() ? nb::tuple() : nb::tuple(nb::borrow(args));
+  return [callable = Share(generator), shared_args = Share(call_args)]() -> Dataset::Generator {
+    nb::gil_scoped_acquire gil;
+    PyObject* iterable = PyObject_Call(callable->ptr(), shared_args->ptr(), nullptr);
+    if (iterable == nullptr) throw nb::python_error();
+    nb::object owned_iterable = nb::steal(iterable);
+    PyObject* iterator = PyObject_GetIter(iterable);
+    if (iterator == nullptr) throw nb::python_error();
+    SharedPyObject shared_iterator = Share(nb::steal(iterator));
+    return [shared_iterator]() -> std::optional<Element> {
+      nb::gil_scoped_acquire inner_gil;
+      PyObject* item = PyIter_Next(shared_iterator->ptr());
+      if (item == nullptr) {
+        if (PyErr_Occurred()) throw nb::python_error();
+        return std::nullopt;
+      }
+      return ElementFromPython(nb::steal(item), "from_generator: a yielded value");
+    };
+  };
+}
+
+// Python accepts a list of paths or one glob pattern.
+std::vector<std::string> PathsFrom(nb::handle paths) {
+  if (nb::isinstance<nb::str>(paths)) {
+    const std::string text = nb::cast<std::string>(paths);
+    if (text.find_first_of("*?[") != std::string::npos) return Dataset::list_files(text);
+    return {text};
+  }
+  std::vector<std::string> out;
+  for (nb::handle path : paths) out.push_back(nb::cast<std::string>(nb::str(path)));
+  return out;
+}
+
+int ParallelCalls(nb::handle value) { return value.is_none() ? 0 : nb::cast<int>(value); }
+
+data::Options OptionsFrom(nb::handle options) {
+  data::Options out;
+  nb::object cpu_budget = options.attr("autotune").attr("cpu_budget");
+  if (!cpu_budget.is_none()) out.cpu_budget = nb::cast<int>(cpu_budget);
+  nb::object max_intra = options.attr("threading").attr("max_intra_op_parallelism");
+  if (!max_intra.is_none()) out.max_intra_op_parallelism = nb::cast<int>(max_intra);
+  return out;
+}
+
+nb::dict StatsToPython(const config::threading::PipelineDescription& d) {
+  nb::list stages;
+  for (const auto& s : d.stages) {
+    nb::dict stage;
+    stage["name"] = s.name;
+    stage["parallelism"] = s.parallelism;
+    stage["autotuned"] = s.autotuned;
+    stage["max_parallelism"] = s.max_parallelism;
+    stage["buffer_size"] = s.buffer_size;
+    stage["produced"] = s.produced;
+    stages.append(stage);
+  }
+  nb::dict out;
+  out["id"] = d.id;
+  out["cpu_budget"] = d.cpu_budget;
+  out["max_intra_op_parallelism"] = d.max_intra_op_parallelism;
+  out["stages"] = stages;
+  return out;
+}
+
+// Raises a failed element as Python sees it: a Python exception from a
+// user function keeps its type, with a note naming stage and element.
+[[noreturn]] void RaisePipelineError(const data::PipelineError& error) {
+  const std::string note =
+      "loom.data: raised by " + error.stage() + " on element " + std::to_string(error.element());
+  try {
+    std::rethrow_exception(error.cause());
+  } catch (nb::python_error& cause) {
+    nb::object value = nb::borrow(cause.value());
+    if (nb::hasattr(value, "add_note")) value.attr("add_note")(note);
+    cause.restore();
+    throw nb::python_error();
+  } catch (const InvalidArgumentError&) {
+    throw InvalidArgumentError(error.what());
+  } catch (const RuntimeError&) {
+    throw RuntimeError(error.what());
+  } catch (...) {
+    throw Error(error.what());
+  }
+}
+
+class PyIterator;
+
+// Iterators still open, closed at interpreter exit before Python is gone
+// (a data thread must not wait for a GIL that will never come back).
+std::mutex live_mutex;
+std::set<PyIterator*> live_iterators;
+
+class PyIterator {
+ public:
+  explicit PyIterator(const Dataset& dataset) {
+    // Starting the data pool (and maybe the runtime) can take a while and
+    // warn: without the GIL, warnings raised at the caller's line.
+    iterator_ =
+        RunReleased([&] { return std::make_unique<data::Iterator>(dataset.make_iterator()); });
+    std::lock_guard lock(live_mutex);
+    live_iterators.insert(this);
+  }
+
+  ~PyIterator() {
+    {
+      std::lock_guard lock(live_mutex);
+      live_iterators.erase(this);
+    }
+    Close();
+  }
+
+  nb::object Next() {
+    if (!iterator_) throw nb::stop_iteration();
+    std::optional<Element> element;
+    try {
+      nb::gil_scoped_release release;
+      element = iterator_->next();
+    } catch (const data::PipelineError& error) {
+      RaisePipelineError(error);
+    }
+    if (!element) throw nb::stop_iteration();
+    return ElementToPython(std::move(*element));
+  }
+
+  void Close() {
+    if (!iterator_) return;
+    nb::gil_scoped_release release;
+    iterator_.reset();
+  }
+
+  nb::dict Stats() const {
+    if (!iterator_) throw RuntimeError("loom.data: stats() on a closed iterator");
+    return StatsToPython(iterator_->stats());
+  }
+
+ private:
+  std::unique_ptr<data::Iterator> iterator_;
+};
+
+void CloseAllIterators() {
+  std::vector<PyIterator*> open;
+  {
+    std::lock_guard lock(live_mutex);
+    open.assign(live_iterators.begin(), live_iterators.end());
+  }
+  for (PyIterator* it : open) it->Close();
+}
+
+}  // namespace
+
+void BindData(nb::module_& m) {
+  nb::module_ d = m.def_submodule("data", "Input pipelines with tf.data's names.");
+  d.attr("AUTOTUNE") = data::kAutotune;
+
+  nb::class_<PyIterator>(d, "Iterator", "One pass over a Dataset.")
+      .def("__iter__", [](nb::handle self) { return self; })
+      .def("__next__", &PyIterator::Next)
+      .def("close", &PyIterator::Close,
+           "Stops the workers and frees the buffers now; later next() calls raise "
+           "loom.errors.CancelledError.")
+      .def("stats", &PyIterator::Stats,
+           "The asynchronous stages and what they chose: parallelism, buffer_size, produced.");
+
+  nb::class_<Dataset>(d, "Dataset", "An immutable input pipeline; iterate it with `for x in ds`.")
+      .def_static(
+          "range",
+          [](nb::args args) {
+            std::vector<int64_t> v;
+            for (nb::handle a : args) v.push_back(nb::cast<int64_t>(a));
+            if (v.empty() || v.size() > 3) {
+              throw InvalidArgumentError(
+                  "range: expects (stop), (start, stop) or (start, stop, "
+                  "step), got " +
+                  std::to_string(v.size()) + " arguments");
+            }
+            if (v.size() == 1) return Dataset::range(v[0]);
+            return Dataset::range(v[0], v[1], v.size() == 3 ? v[2] : 1);
+          },
+          "int64 scalars, like Python's range().")
+      .def_static(
+          "from_tensor_slices",
+          [](nb::handle tensors) {
+            return Dataset::from_tensor_slices(ElementFromPython(tensors, "from_tensor_slices"));
+          },
+          nb::arg("tensors"), "Slices an array (or each array of a tuple) along its first axis.")
+      .def_static(
+          "from_tensors",
+          [](nb::handle tensors) {
+            return Dataset::from_tensors(ElementFromPython(tensors, "from_tensors"));
+          },
+          nb::arg("tensors"), "One element.")
+      .def_static(
+          "from_generator",
+          [](nb::handle generator, nb::handle args) {
+            return Dataset::from_generator(GeneratorFrom(generator, args));
+          },
+          nb::arg("generator"), nb::arg("args") = nb::none(),
+          "generator(*args) is called once per iteration and must return an iterable of arrays "
+          "(or tuples of arrays). It runs under the GIL.")
+      .def_static(
+          "read_files", [](nb::handle paths) { return Dataset::read_files(PathsFrom(paths)); },
+          nb::arg("paths"),
+          "One element per file (a path list or a glob pattern): its bytes as a uint8 array.")
+      .def_static(
+          "read_lines", [](nb::handle paths) { return Dataset::read_lines(PathsFrom(paths)); },
+          nb::arg("paths"),
+          "One element per line (bytes without the line ending, as a uint8 array), like "
+          "tf.data.TextLineDataset.")
+      .def(
+          "map",
+          [](const Dataset& ds, nb::handle fn, nb::handle num_parallel_calls,
+             std::optional<bool> deterministic) {
+            return ds.map(MapFnFrom(fn, "map"), ParallelCalls(num_parallel_calls),
+                          deterministic.value_or(true));
+          },
+          nb::arg("map_func"), nb::arg("num_parallel_calls") = nb::none(),
+          nb::arg("deterministic") = nb::none(),
+          "num_parallel_calls: None = on the consuming thread; N = up to N elements at once on the "
+          "loom-data pool; AUTOTUNE = climb from 1 while throughput improves. Python functions "
+          "hold the GIL: only the parts that release it (NumPy, loom.ops) run in parallel.")
+      .def(
+          "filter",
+          [](const Dataset& ds, nb::handle predicate) {
+            return ds.filter(PredicateFrom(predicate));
+          },
+          nb::arg("predicate"))
+      .def("batch", &Dataset::batch, nb::arg("batch_size"), nb::arg("drop_remainder") = false)
+      .def(
+          "shuffle",
+          [](const Dataset& ds, int64_t buffer_size, std::optional<uint64_t> seed, bool reshuffle) {
+            return ds.shuffle(buffer_size, seed, reshuffle);
+          },
+          nb::arg("buffer_size"), nb::arg("seed") = nb::none(),
+          nb::arg("reshuffle_each_iteration") = true)
+      .def("prefetch", &Dataset::prefetch, nb::arg("buffer_size"))
+      .def("take", &Dataset::take, nb::arg("count"))
+      .def("skip", &Dataset::skip, nb::arg("count"))
+      .def(
+          "repeat",
+          [](const Dataset& ds, std::optional<int64_t> count) {
+            return ds.repeat(count.value_or(-1));
+          },
+          nb::arg("count") = nb::none())
+      .def(
+          "interleave",
+          [](const Dataset& ds, nb::handle fn, int64_t cycle_length, int64_t block_length,
+             nb::handle num_parallel_calls) {
+            if (!num_parallel_calls.is_none()) {
+              throw InvalidArgumentError(
+                  "interleave: num_parallel_calls is not supported (interleave runs on the "
+                  "consuming thread); add .prefetch() inside the function's datasets instead");
+            }
+            if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError("interleave: not callable");
+            return ds.interleave(
+                [callable = Share(fn)](const Element& element) {
+                  nb::gil_scoped_acquire gil;
+                  nb::object result = CallWithElement(*callable, element);
+                  Dataset inner = nb::cast<Dataset>(result);
+                  return inner;
+                },
+                cycle_length, block_length);
+          },
+          nb::arg("map_func"), nb::arg("cycle_length") = 1, nb::arg("block_length") = 1,
+          nb::arg("num_parallel_calls") = nb::none())
+      .def(
+          "with_options",
+          [](const Dataset& ds, nb::handle options) {
+            return ds.with_options(OptionsFrom(options));
+          },
+          nb::arg("options"),
+          "Applies a loom.data.Options: autotune.cpu_budget (threads that may compute this "
+          "pipeline at once; None = the data pool's size) and "
+          "threading.max_intra_op_parallelism (threads an op inside a map function may use; "
+          "default 1, 0 = no cap).")
+      .def(
+          "__iter__", [](const Dataset& ds) { return new PyIterator(ds); },
+          nb::rv_policy::take_ownership)
+      .def(
+          "as_numpy_iterator", [](const Dataset& ds) { return new PyIterator(ds); },
+          nb::rv_policy::take_ownership, "The same as iter(ds): elements are NumPy arrays.");
+
+  d.def("list_files", &Dataset::list_files, nb::arg("pattern"),
+        "The files matching a glob pattern, sorted (a list of str; Loom has no string tensors).");
+  d.def("_close_all_iterators", &CloseAllIterators);
+}
+
+}  // namespace loom::python
