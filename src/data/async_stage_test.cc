@@ -1,0 +1,205 @@
+// Reliability of parallel map and prefetch on private pools of 1, 2, 4 and
+// 8 threads: every element exactly once and in order, no deadlock when one
+// thread serves nested stages, errors delivered in their element's place,
+// prompt teardown, and the memory bound of async_stage.h.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include "data/testing/data_test_util.h"
+
+namespace loom::data {
+namespace {
+
+using namespace std::chrono_literals;
+using internal::MakeIteratorOnPool;
+using testing::Drain;
+using testing::Iota;
+using testing::ScalarOf;
+using threading::ThreadPool;
+
+// Identity, sleeping a seeded random 0-200 µs per element and counting calls.
+Dataset::MapFn SleepyIdentity(int64_t n, uint64_t seed, std::atomic<int64_t>* calls) {
+  auto sleeps = std::make_shared<std::vector<int>>();
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<int> micros(0, 200);
+  for (int64_t i = 0; i < n; ++i) sleeps->push_back(micros(random));
+  return [sleeps, calls](Element e) {
+    calls->fetch_add(1);
+    const int us = (*sleeps)[static_cast<size_t>(ScalarOf(e)) % sleeps->size()];
+    if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+    return e;
+  };
+}
+
+class AsyncStageOnPool : public ::testing::TestWithParam<int> {
+ protected:
+  ThreadPool pool_{testing::PoolOptions(GetParam())};
+};
+
+INSTANTIATE_TEST_SUITE_P(Pools, AsyncStageOnPool, ::testing::Values(1, 2, 4, 8),
+                         [](const auto& info) { return "Threads" + std::to_string(info.param); });
+
+TEST_P(AsyncStageOnPool, DeterministicMapDeliversEveryElementOnceInOrder) {
+  constexpr int64_t kN = 3000;
+  for (int parallelism : {1, 4, kAutotune}) {
+    std::atomic<int64_t> calls{0};
+    const int prefetch = parallelism == kAutotune ? kAutotune : 3;
+    Dataset ds = Dataset::range(kN)
+                     .map(SleepyIdentity(kN, 11, &calls), parallelism)
+                     .prefetch(prefetch);
+    testing::Watchdog watchdog("deterministic map", 60s);
+    Iterator it = MakeIteratorOnPool(ds, &pool_);
+    EXPECT_EQ(Drain(it), Iota(0, kN)) << "parallelism " << parallelism;
+    EXPECT_EQ(calls.load(), kN) << "parallelism " << parallelism;
+  }
+}
+
+TEST_P(AsyncStageOnPool, NonDeterministicMapDeliversEveryElementOnce) {
+  constexpr int64_t kN = 3000;
+  std::atomic<int64_t> calls{0};
+  Dataset ds = Dataset::range(kN)
+                   .map(SleepyIdentity(kN, 12, &calls), 4, /*deterministic=*/false)
+                   .prefetch(2);
+  testing::Watchdog watchdog("non-deterministic map", 60s);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  std::vector<int64_t> out = Drain(it);
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, Iota(0, kN));
+  EXPECT_EQ(calls.load(), kN);
+}
+
+TEST_P(AsyncStageOnPool, NestedAsyncStagesDeliverEverythingInOrder) {
+  constexpr int64_t kN = 300;
+  std::atomic<int64_t> outer_calls{0}, inner_calls{0};
+  auto plus = [](int64_t k, std::atomic<int64_t>* calls) {
+    return [k, calls](Element e) {
+      calls->fetch_add(1);
+      return testing::Scalar(ScalarOf(e) + k);
+    };
+  };
+  Dataset ds = Dataset::range(kN)
+                   .map(plus(1000, &inner_calls), 4)
+                   .map(plus(-1000, &outer_calls), 2)
+                   .prefetch(3);
+  // A pool of one thread shared by three stages must not deadlock.
+  testing::Watchdog watchdog("nested stages", 30s);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  EXPECT_EQ(Drain(it), Iota(0, kN));
+  EXPECT_EQ(inner_calls.load(), kN);
+  EXPECT_EQ(outer_calls.load(), kN);
+}
+
+// Reads every element, sorting failures into `errors` (by element index).
+struct Outcome {
+  std::vector<int64_t> values;
+  std::vector<int64_t> errors;
+};
+
+Outcome DrainWithErrors(Iterator& it, const std::string& failing_stage) {
+  Outcome outcome;
+  while (true) {
+    try {
+      std::optional<Element> e = it.next();
+      if (!e) break;
+      outcome.values.push_back(ScalarOf(*e));
+    } catch (const PipelineError& e) {
+      EXPECT_EQ(e.stage(), failing_stage);
+      EXPECT_THROW(std::rethrow_exception(e.cause()), std::domain_error);
+      outcome.errors.push_back(e.element());
+    }
+  }
+  return outcome;
+}
+
+TEST_P(AsyncStageOnPool, MapErrorsArriveInPlaceAndIterationContinues) {
+  constexpr int64_t kN = 1000;
+  const std::set<int64_t> failing = {0, 7, 500, 501, 999};
+  auto fn = [&failing](Element e) {
+    if (failing.count(ScalarOf(e)) != 0) throw std::domain_error("no");
+    return e;
+  };
+  for (const Dataset& ds : {Dataset::range(kN).map(fn, 4), Dataset::range(kN).map(fn, 4).prefetch(2),
+                            Dataset::range(kN).map(fn, kAutotune).prefetch(kAutotune)}) {
+    testing::Watchdog watchdog("map errors", 30s);
+    Iterator it = MakeIteratorOnPool(ds, &pool_);
+    Outcome outcome = DrainWithErrors(it, "map#1");
+    EXPECT_EQ(outcome.errors, std::vector<int64_t>(failing.begin(), failing.end()));
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < kN; ++i) {
+      if (failing.count(i) == 0) want.push_back(i);
+    }
+    EXPECT_EQ(outcome.values, want);
+  }
+}
+
+TEST_P(AsyncStageOnPool, AbandonedInfinitePipelineStopsPromptly) {
+  std::atomic<int64_t> calls{0};
+  Dataset ds = Dataset::range(1000)
+                   .repeat()
+                   .map(
+                       [&calls](Element e) {
+                         calls.fetch_add(1);
+                         std::this_thread::sleep_for(1ms);
+                         return e;
+                       },
+                       4)
+                   .prefetch(8);
+  {
+    auto it = std::make_unique<Iterator>(MakeIteratorOnPool(ds, &pool_));
+    for (int64_t i = 0; i < 5; ++i) ASSERT_EQ(ScalarOf(*it->next()), i);
+    const auto start = std::chrono::steady_clock::now();
+    it.reset();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  }
+  const int64_t after_destruction = calls.load();
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(calls.load(), after_destruction);
+  // A pool task still queued for the dead iterator must find it gone.
+  EXPECT_EQ(pool_.failed_task_count(), 0u);
+}
+
+TEST_P(AsyncStageOnPool, CloseStopsWorkAndNextThenThrowsCancelled) {
+  std::atomic<int64_t> calls{0};
+  Dataset ds = Dataset::range(0, std::numeric_limits<int64_t>::max())
+                   .map(SleepyIdentity(64, 3, &calls), 4)
+                   .prefetch(4);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  EXPECT_EQ(ScalarOf(*it.next()), 0);
+  EXPECT_EQ(ScalarOf(*it.next()), 1);
+  it.close();
+  const int64_t after_close = calls.load();
+  EXPECT_THROW(it.next(), CancelledError);
+  EXPECT_THROW(it.next(), CancelledError);
+  EXPECT_NO_THROW(it.close());  // idempotent
+  EXPECT_TRUE(it.stats().stages.empty());
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(calls.load(), after_close);
+}
+
+TEST_P(AsyncStageOnPool, ElementsInFlightAreBoundedByParallelismPlusBuffer) {
+  // map holds at most P elements (async_stage.h), prefetch at most B, so
+  // after the consumer took k elements at most k + P + B map calls began.
+  constexpr int kP = 3, kB = 4, kTaken = 10;
+  std::atomic<int64_t> calls{0};
+  Dataset ds = Dataset::range(1'000'000)
+                   .map(
+                       [&calls](Element e) {
+                         calls.fetch_add(1);
+                         return e;
+                       },
+                       kP)
+                   .prefetch(kB);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  for (int64_t i = 0; i < kTaken; ++i) ASSERT_EQ(ScalarOf(*it.next()), i);
+  std::this_thread::sleep_for(100ms);  // time enough to fill every buffer
+  EXPECT_LE(calls.load(), kTaken + kP + kB);
+  EXPECT_GT(calls.load(), kTaken);  // it does run ahead
+  EXPECT_EQ(ScalarOf(*it.next()), kTaken);
+}
+
+}  // namespace
+}  // namespace loom::data
