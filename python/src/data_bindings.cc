@@ -13,6 +13,7 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -214,7 +215,9 @@ class PyIterator {
       std::lock_guard lock(live_mutex);
       live_iterators.erase(this);
     }
-    Close();
+    if (!iterator_) return;
+    nb::gil_scoped_release release;
+    iterator_.reset();
   }
 
   nb::object Next() {
@@ -225,15 +228,22 @@ class PyIterator {
       element = iterator_->next();
     } catch (const data::PipelineError& error) {
       RaisePipelineError(error);
+    } catch (const CancelledError&) {
+      // After close(), like a closed Python generator.
+      if (closed_.load()) throw nb::stop_iteration();
+      throw;
     }
     if (!element) throw nb::stop_iteration();
     return ElementToPython(std::move(*element));
   }
 
+  // May run while another Python thread is inside next() (the iterator
+  // object stays; only its workers stop).
   void Close() {
     if (!iterator_) return;
+    closed_.store(true);
     nb::gil_scoped_release release;
-    iterator_.reset();
+    iterator_->close();
   }
 
   nb::dict Stats() const {
@@ -243,6 +253,7 @@ class PyIterator {
 
  private:
   std::unique_ptr<data::Iterator> iterator_;
+  std::atomic<bool> closed_{false};
 };
 
 void CloseAllIterators() {

@@ -151,7 +151,11 @@ void AsyncStage::ComputeOne() {
   std::lock_guard lock(mutex_);
   slot->done = true;
   if (error) {
-    slot->error = error;
+    // Moved, not copied: a copy left here would be released after the
+    // unlock, possibly as the last reference once the consumer is done with
+    // the error; ThreadSanitizer cannot see libstdc++'s reference count and
+    // reports that free as a race.
+    slot->error = std::move(error);
   } else {
     slot->value = std::move(element);
   }
@@ -177,6 +181,14 @@ void AsyncStage::WaitWithoutToken(std::unique_lock<std::mutex>& lock,
   lock.lock();
 }
 
+bool AsyncStage::QueuedTaskCanStartSoon() const {
+  // A pool worker asking for an element may be the very thread the queued
+  // task waits for, and a task without a free token could only take the
+  // caller's: in both cases waiting just delays the element (by the whole
+  // grace period, on every element of a nested pipeline on a small pool).
+  return context_.pool()->CurrentWorkerIndex() < 0 && context_.budget().HasFreeToken();
+}
+
 std::optional<Element> AsyncStage::GetNext() {
   std::unique_lock lock(mutex_);
   bool gave_pool_a_chance = false;
@@ -199,7 +211,7 @@ std::optional<Element> AsyncStage::GetNext() {
       WaitWithoutToken(lock, std::nullopt);
       continue;
     }
-    if (scheduled_ > running_tasks_ && !gave_pool_a_chance) {
+    if (scheduled_ > running_tasks_ && !gave_pool_a_chance && QueuedTaskCanStartSoon()) {
       gave_pool_a_chance = true;
       WaitWithoutToken(lock, kPoolStartGrace);
       continue;

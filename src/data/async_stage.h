@@ -13,7 +13,9 @@
 //    computing for this stage. When nothing is in flight it computes the
 //    element itself (after a short grace period for a pool task that was
 //    queued but has not started). Waiting therefore always points at a
-//    running thread further upstream, and upstream ends at a source.
+//    running thread further upstream, and upstream ends at a source. The
+//    grace period is skipped when the waiting thread is itself a pool
+//    worker or no budget token is free: the task could not start anyway.
 //  - Only threads holding a token compute. A token holder that waits here
 //    gives its token back for the wait, so every token belongs to a
 //    computing thread and CPU-budget waits cannot form a cycle either.
@@ -74,6 +76,8 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   // Index into slots_ of an element ready for the consumer, or -1.
   int ReadySlotLocked() const;
   void TopUpLocked();
+  // Whether waiting a moment for a queued pool task can pay (see .cc).
+  bool QueuedTaskCanStartSoon() const;
   // Waits for a change (up to `timeout`), giving back the caller's CPU
   // budget token for the wait.
   void WaitWithoutToken(std::unique_lock<std::mutex>& lock,

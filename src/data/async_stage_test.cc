@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 
 #include "data/testing/data_test_util.h"
 
@@ -40,22 +43,41 @@ class AsyncStageOnPool : public ::testing::TestWithParam<int> {
   ThreadPool pool_{testing::PoolOptions(GetParam())};
 };
 
-INSTANTIATE_TEST_SUITE_P(Pools, AsyncStageOnPool, ::testing::Values(1, 2, 4, 8),
-                         [](const auto& info) { return "Threads" + std::to_string(info.param); });
+std::string PoolName(const ::testing::TestParamInfo<int>& pool) {
+  return "Threads" + std::to_string(pool.param);
+}
 
-TEST_P(AsyncStageOnPool, DeterministicMapDeliversEveryElementOnceInOrder) {
+INSTANTIATE_TEST_SUITE_P(Pools, AsyncStageOnPool, ::testing::Values(1, 2, 4, 8), PoolName);
+
+// (pool threads, num_parallel_calls); an autotuned map gets an autotuned
+// prefetch.
+class DeterministicMapOnPool : public ::testing::TestWithParam<std::tuple<int, int>> {
+ protected:
+  ThreadPool pool_{testing::PoolOptions(std::get<0>(GetParam()))};
+};
+
+std::string PoolAndParallelismName(const ::testing::TestParamInfo<std::tuple<int, int>>& p) {
+  const int parallelism = std::get<1>(p.param);
+  return "Threads" + std::to_string(std::get<0>(p.param)) + "Parallel" +
+         (parallelism == kAutotune ? std::string("Autotune") : std::to_string(parallelism));
+}
+
+INSTANTIATE_TEST_SUITE_P(Pools, DeterministicMapOnPool,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8),
+                                            ::testing::Values(1, 4, kAutotune)),
+                         PoolAndParallelismName);
+
+TEST_P(DeterministicMapOnPool, DeliversEveryElementOnceInOrder) {
   constexpr int64_t kN = 3000;
-  for (int parallelism : {1, 4, kAutotune}) {
-    std::atomic<int64_t> calls{0};
-    const int prefetch = parallelism == kAutotune ? kAutotune : 3;
-    Dataset ds = Dataset::range(kN)
-                     .map(SleepyIdentity(kN, 11, &calls), parallelism)
-                     .prefetch(prefetch);
-    testing::Watchdog watchdog("deterministic map", 60s);
-    Iterator it = MakeIteratorOnPool(ds, &pool_);
-    EXPECT_EQ(Drain(it), Iota(0, kN)) << "parallelism " << parallelism;
-    EXPECT_EQ(calls.load(), kN) << "parallelism " << parallelism;
-  }
+  const int parallelism = std::get<1>(GetParam());
+  std::atomic<int64_t> calls{0};
+  Dataset ds = Dataset::range(kN)
+                   .map(SleepyIdentity(kN, 11, &calls), parallelism)
+                   .prefetch(parallelism == kAutotune ? kAutotune : 3);
+  testing::Watchdog watchdog("deterministic map", 60s);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  EXPECT_EQ(Drain(it), Iota(0, kN));
+  EXPECT_EQ(calls.load(), kN);
 }
 
 TEST_P(AsyncStageOnPool, NonDeterministicMapDeliversEveryElementOnce) {
@@ -122,8 +144,9 @@ TEST_P(AsyncStageOnPool, MapErrorsArriveInPlaceAndIterationContinues) {
     if (failing.count(ScalarOf(e)) != 0) throw std::domain_error("no");
     return e;
   };
-  for (const Dataset& ds : {Dataset::range(kN).map(fn, 4), Dataset::range(kN).map(fn, 4).prefetch(2),
-                            Dataset::range(kN).map(fn, kAutotune).prefetch(kAutotune)}) {
+  for (const Dataset& ds :
+       {Dataset::range(kN).map(fn, 4), Dataset::range(kN).map(fn, 4).prefetch(2),
+        Dataset::range(kN).map(fn, kAutotune).prefetch(kAutotune)}) {
     testing::Watchdog watchdog("map errors", 30s);
     Iterator it = MakeIteratorOnPool(ds, &pool_);
     Outcome outcome = DrainWithErrors(it, "map#1");
@@ -178,6 +201,35 @@ TEST_P(AsyncStageOnPool, CloseStopsWorkAndNextThenThrowsCancelled) {
   EXPECT_TRUE(it.stats().stages.empty());
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(calls.load(), after_close);
+}
+
+TEST_P(AsyncStageOnPool, CloseFromAnotherThreadEndsABlockedNext) {
+  Dataset ds = Dataset::range(0, std::numeric_limits<int64_t>::max())
+                   .map(
+                       [](Element e) {
+                         std::this_thread::sleep_for(20ms);
+                         return e;
+                       },
+                       2)
+                   .prefetch(2);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  std::atomic<int64_t> received{0};
+  std::atomic<bool> cancelled{false};
+  testing::Watchdog watchdog("close during next", 30s);
+  std::thread consumer([&] {
+    try {
+      while (it.next()) ++received;
+    } catch (const CancelledError&) {
+      cancelled = true;
+    }
+  });
+  while (received.load() < 3) std::this_thread::sleep_for(1ms);
+  const auto start = std::chrono::steady_clock::now();
+  it.close();
+  consumer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  EXPECT_TRUE(cancelled.load());
+  EXPECT_THROW(it.next(), CancelledError);
 }
 
 TEST_P(AsyncStageOnPool, ElementsInFlightAreBoundedByParallelismPlusBuffer) {

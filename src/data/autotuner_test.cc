@@ -32,13 +32,13 @@ TEST(Autotuner, ClimbsWhileTheRateImprovesUpToTheMaximum) {
   Autotuner tuner(4);
   EXPECT_EQ(tuner.value(), 1);
   EXPECT_FALSE(tuner.settled());
-  Drive(tuner, [](int value) { return 4 * kMs / value; });  // rate ∝ value
+  Drive(tuner, [](int value) { return 12 * kMs / value; });  // rate ∝ value
   EXPECT_TRUE(tuner.settled());
   EXPECT_EQ(tuner.value(), 4);
   ASSERT_EQ(tuner.history().size(), 4u);
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(tuner.history()[i].value, i + 1);
-    EXPECT_NEAR(tuner.history()[i].elements_per_second, 250.0 * (i + 1), 1e-6);
+    EXPECT_NEAR(tuner.history()[i].elements_per_second, 1000.0 / 12 * (i + 1), 1e-6);
   }
 }
 
@@ -107,7 +107,8 @@ TEST(Autotuner, AWindowNeedsEnoughElementsAndEnoughTime) {
 TEST(Autotuner, HigherValuesNeedLongerWindows) {
   // At value 3 a window needs 4 * 3 = 12 elements, not 8.
   Autotuner tuner(8);
-  Drive(tuner, [](int) { return 10 * kMs; }, /*limit=*/9);  // first window, at value 1
+  Drive(
+      tuner, [](int) { return 10 * kMs; }, /*limit=*/9);  // first window, at value 1
   ASSERT_FALSE(tuner.settled());
   // The first window gave 100/s; make value 2 twice as fast.
   int64_t now = 1'000 * kMs;

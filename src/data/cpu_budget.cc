@@ -53,6 +53,11 @@ void CpuBudget::Release() {
   available_.notify_one();
 }
 
+bool CpuBudget::HasFreeToken() {
+  std::lock_guard lock(mutex_);
+  return free_ > 0;
+}
+
 void CpuBudget::Cancel() {
   {
     std::lock_guard lock(mutex_);

@@ -35,6 +35,9 @@ class CpuBudget {
   bool Acquire();
   void Release();
 
+  // Whether a token is free right now (a hint: it may be gone at once).
+  bool HasFreeToken();
+
   // Wakes every waiter; Acquire then fails.
   void Cancel();
 

@@ -33,14 +33,19 @@ struct Iterator::Impl {
     return d;
   }
 
+  // Safe while another thread is inside next(): that call ends with
+  // CancelledError before the stages are torn down.
   void Close() {
-    std::lock_guard lock(close_mutex);
-    if (closed) return;
-    closed = true;
+    {
+      std::lock_guard lock(close_mutex);
+      if (closed) return;
+      closed = true;
+    }
     threading::UnregisterPipeline(registry_id);
     // Cancel first: a worker waiting inside an upstream stage must wake up
     // before the stage below it waits for that worker.
     context.Cancel();
+    std::lock_guard next_lock(next_mutex);
     root.reset();
   }
 

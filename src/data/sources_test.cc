@@ -43,9 +43,7 @@ TEST(Range, StopsInsteadOfOverflowing) {
   EXPECT_EQ(Drain(Dataset::range(kMin + 1, kMin, -4)), (std::vector<int64_t>{kMin + 1}));
 }
 
-TEST(Range, StepZeroIsRefused) {
-  EXPECT_THROW(Dataset::range(0, 10, 0), InvalidArgumentError);
-}
+TEST(Range, StepZeroIsRefused) { EXPECT_THROW(Dataset::range(0, 10, 0), InvalidArgumentError); }
 
 TEST(FromTensorSlices, SlicesEveryComponentAlongTheFirstAxis) {
   Tensor floats = Tensor::from_vector<float>(Shape({3, 2}), {0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f});

@@ -323,9 +323,11 @@ class InterleaveNode final : public DatasetNode {
           }
           std::optional<Element> element = cycle_[current_]->GetNext();
           if (!element) {
+            // As tf.data: the turn passes to the next position; this one is
+            // refilled from the input when its turn comes round again.
             cycle_[current_].reset();
-            block_used_ = 0;
-            continue;  // refill this position from the input
+            Advance();
+            continue;
           }
           if (++block_used_ >= node_.block_length_) Advance();
           return element;

@@ -162,8 +162,8 @@ TEST(Repeat, CountAndForever) {
 TEST(Repeat, EmptyInputRepeatedForeverEnds) {
   testing::Watchdog watchdog("repeat of an empty input", 10s);
   EXPECT_TRUE(Drain(Dataset::range(0).repeat()).empty());
-  EXPECT_TRUE(Drain(Dataset::range(5).filter([](const Element&) { return false; }).repeat())
-                  .empty());
+  EXPECT_TRUE(
+      Drain(Dataset::range(5).filter([](const Element&) { return false; }).repeat()).empty());
 }
 
 TEST(Filter, KeepsWhatThePredicateAccepts) {
@@ -190,7 +190,9 @@ TEST(Filter, ThrowingPredicateFailsOneElement) {
 }
 
 TEST(Map, SequentialMapRunsInOrder) {
-  auto square = [](Element e) { return testing::Scalar(testing::ScalarOf(e) * testing::ScalarOf(e)); };
+  auto square = [](Element e) {
+    return testing::Scalar(testing::ScalarOf(e) * testing::ScalarOf(e));
+  };
   EXPECT_EQ(Drain(Dataset::range(5).map(square)), (std::vector<int64_t>{0, 1, 4, 9, 16}));
 }
 
@@ -220,6 +222,15 @@ TEST(Interleave, AnInputThatEndsHandsTheTurnToTheNextPosition) {
   // is refilled with input 2.
   EXPECT_EQ(Drain(Interleaved({1, 2, 3}, 2, 1)), (std::vector<int64_t>{0, 10, 11, 20, 21, 22}));
   EXPECT_EQ(Drain(Interleaved({1, 2, 3}, 2, 2)), (std::vector<int64_t>{0, 10, 11, 20, 21, 22}));
+}
+
+TEST(Interleave, TheTfDataDocumentationExample) {
+  // tf.data.Dataset.interleave's docstring: range(1, 6), each x repeated 6
+  // times, cycle_length=2, block_length=4.
+  Dataset ds = Dataset::range(1, 6).interleave(
+      [](const Element& e) { return Dataset::from_tensors(e).repeat(6); }, 2, 4);
+  EXPECT_EQ(Drain(ds), (std::vector<int64_t>{1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3,
+                                             3, 4, 4, 4, 4, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5}));
 }
 
 TEST(Interleave, CycleOneIsFlatMap) {

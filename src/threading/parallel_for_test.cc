@@ -251,5 +251,74 @@ TEST(ParallelFor, ManyConcurrentCallersOnOnePool) {
   EXPECT_EQ(total.load(), 4 * 300 * 32);
 }
 
+TEST(ScopedParallelismLimit, LimitOfOneRunsInlineOnTheCaller) {
+  ThreadPool pool(Options(3));
+  ScopedParallelismLimit limit(1);
+  EXPECT_EQ(MaxParallelism(&pool), 1);
+  EXPECT_EQ(ParallelForThreadCount(&pool, 1000, kExpensive), 1);
+  CallLog log;
+  ParallelFor(&pool, 1000, kExpensive, [&](int64_t b, int64_t e) { log.Record(b, e); });
+  ASSERT_EQ(log.ranges.size(), 1u);
+  EXPECT_EQ(log.ranges[0], std::make_pair(int64_t{0}, int64_t{1000}));
+  EXPECT_EQ(*log.threads.begin(), std::this_thread::get_id());
+}
+
+TEST(ScopedParallelismLimit, LimitsTheThreadsAParallelForUses) {
+  ThreadPool pool(Options(3));
+  ScopedParallelismLimit limit(2);
+  EXPECT_EQ(ParallelForThreadCount(&pool, 1000, kExpensive), 2);
+  for (int round = 0; round < 10; ++round) {
+    CallLog log;
+    ParallelFor(&pool, 64, kExpensive, [&](int64_t b, int64_t e) {
+      log.Record(b, e);
+      std::this_thread::sleep_for(100us);
+    });
+    EXPECT_LE(log.threads.size(), 2u);
+  }
+}
+
+TEST(ScopedParallelismLimit, NestedLimitsTakeTheSmallerAndAreRestored) {
+  ThreadPool pool(Options(7));
+  EXPECT_EQ(MaxParallelism(&pool), 8);
+  {
+    ScopedParallelismLimit outer(3);
+    EXPECT_EQ(MaxParallelism(&pool), 3);
+    {
+      ScopedParallelismLimit looser(5);
+      EXPECT_EQ(MaxParallelism(&pool), 3);
+      {
+        ScopedParallelismLimit tighter(2);
+        EXPECT_EQ(MaxParallelism(&pool), 2);
+        ScopedParallelismLimit no_change(0);
+        EXPECT_EQ(MaxParallelism(&pool), 2);
+      }
+      EXPECT_EQ(MaxParallelism(&pool), 3);
+    }
+    EXPECT_EQ(MaxParallelism(&pool), 3);
+  }
+  EXPECT_EQ(MaxParallelism(&pool), 8);
+}
+
+TEST(ScopedParallelismLimit, MaxParallelismIsWorkersPlusCallerWithinTheLimit) {
+  ThreadPool pool(Options(3));
+  ThreadPool empty(Options(0));
+  EXPECT_EQ(MaxParallelism(nullptr), 1);
+  EXPECT_EQ(MaxParallelism(&empty), 1);
+  EXPECT_EQ(MaxParallelism(&pool), 4);
+  ScopedParallelismLimit limit(10);  // above the pool: the pool decides
+  EXPECT_EQ(MaxParallelism(&pool), 4);
+  ScopedParallelismLimit negative(-3);  // leaves the current limit
+  EXPECT_EQ(MaxParallelism(&pool), 4);
+}
+
+TEST(ScopedParallelismLimit, IsPerThread) {
+  ThreadPool pool(Options(3));
+  ScopedParallelismLimit limit(1);
+  int elsewhere = 0;
+  std::thread([&] { elsewhere = MaxParallelism(&pool); }).join();
+  EXPECT_EQ(elsewhere, 4);
+  EXPECT_EQ(MaxParallelism(&pool), 1);
+}
+
 }  // namespace
 }  // namespace loom::threading

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -369,6 +370,116 @@ TEST(Config, PinningVariableIsValidatedAgainstAffinityMask) {
   EXPECT_THROW(bad.Freeze(), InvalidArgumentError);
   ThreadingConfig good(MapEnvironment({{"LOOM_INTEROP_CPUS", "5,7"}}), probe);
   EXPECT_EQ(good.Freeze().inter_op_cpus.source, "env:LOOM_INTEROP_CPUS");
+}
+
+TEST(Config, AutomaticDataThreadsAreUsableCpus) {
+  FakeSystemProbe quota = Host(8, {0, 1, 2, 3, 4, 5, 6, 7}, "300000 100000");
+  ResolvedThreading r = ThreadingConfig(MapEnvironment({}), quota).Resolve();
+  EXPECT_EQ(r.data_pipeline_threads.value, 3);
+  EXPECT_EQ(r.data_pipeline_threads.source, "auto");
+  FakeSystemProbe sparse = Host(8, {1, 6}, "max 100000");
+  EXPECT_EQ(ThreadingConfig(MapEnvironment({}), sparse).Resolve().data_pipeline_threads.value, 2);
+}
+
+TEST(Config, DataThreadsFromApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetDataPipelineThreads(5);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.value, 5);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.source, "api");
+  config.SetDataPipelineThreads(0);  // back to automatic
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.value, 2);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.source, "auto");
+}
+
+TEST(Config, DataThreadsVariableOutranksApiAndTheCallWarns) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_DATA_THREADS", "6"}}), probe);
+  CapturedWarnings warnings;
+  config.SetDataPipelineThreads(3);
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.data_pipeline_threads.value, 6);
+  EXPECT_EQ(r.data_pipeline_threads.source, "env:LOOM_NUM_DATA_THREADS");
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("set_data_pipeline_threads(3)"), std::string::npos)
+      << warnings.lines[0];
+  EXPECT_NE(warnings.lines[0].find("LOOM_NUM_DATA_THREADS=6"), std::string::npos)
+      << warnings.lines[0];
+  // The other settings are untouched by it.
+  EXPECT_EQ(r.intra_op_threads.source, "auto");
+  EXPECT_EQ(r.inter_op_threads.source, "auto");
+}
+
+TEST(Config, DataThreadsVariableZeroMeansAutomatic) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_DATA_THREADS", "0"}}), probe);
+  CapturedWarnings warnings;
+  config.SetDataPipelineThreads(7);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.value, 2);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.source, "env:LOOM_NUM_DATA_THREADS");
+}
+
+TEST(Config, InvalidDataThreadsVariableIsRefusedNamingIt) {
+  FakeSystemProbe probe = TwoCpuHost();
+  for (const char* value : {"abc", "-1", "3.5", ""}) {
+    ThreadingConfig config(MapEnvironment({{"LOOM_NUM_DATA_THREADS", value}}), probe);
+    std::string message = MessageOf([&] { config.Freeze(); });
+    EXPECT_NE(message.find(std::string("LOOM_NUM_DATA_THREADS='") + value + "'"), std::string::npos)
+        << message;
+    EXPECT_FALSE(config.frozen());
+    EXPECT_THROW(config.Resolve(), InvalidArgumentError);
+  }
+}
+
+TEST(Config, DataThreadsVariableIsListedWithoutATensorFlowAlias) {
+  const std::vector<std::string>& names = ThreadingEnvironmentVariables();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "LOOM_NUM_DATA_THREADS"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "TF_NUM_DATA_THREADS"), 0);
+}
+
+TEST(Config, InvalidDataThreadCountThrowsNamingTheSetting) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  std::string message = MessageOf([&] { config.SetDataPipelineThreads(-2); });
+  EXPECT_NE(message.find("data_pipeline_threads"), std::string::npos) << message;
+  EXPECT_THROW(config.SetDataPipelineThreads(-2), InvalidArgumentError);
+  EXPECT_THROW(config.SetDataPipelineThreads(config::threading::kMaxThreads + 1),
+               InvalidArgumentError);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.source, "auto");
+}
+
+TEST(Config, DataThreadsChangeAfterStartThrows) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetDataPipelineThreads(3);
+  CapturedWarnings warnings;  // 3 > 2 usable CPUs: an oversubscription warning
+  config.Freeze();
+  EXPECT_EQ(MessageOf([&] { config.SetDataPipelineThreads(4); }),
+            "Data pipeline parallelism cannot be modified after initialization.");
+  EXPECT_THROW(config.SetDataPipelineThreads(0), RuntimeError);  // auto would be 2
+  EXPECT_NO_THROW(config.SetDataPipelineThreads(3));             // the value in force
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.value, 3);
+  EXPECT_EQ(config.Resolve().data_pipeline_threads.source, "api");
+}
+
+TEST(Config, AutomaticDataThreadsMayBeRestatedAfterStart) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.Freeze();
+  EXPECT_NO_THROW(config.SetDataPipelineThreads(0));
+  EXPECT_NO_THROW(config.SetDataPipelineThreads(2));
+  EXPECT_THROW(config.SetDataPipelineThreads(1), RuntimeError);
+}
+
+TEST(Config, DataThreadsAboveUsableCpusWarnOfOversubscription) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetDataPipelineThreads(8);
+  CapturedWarnings warnings;
+  EXPECT_EQ(config.Freeze().data_pipeline_threads.value, 8);
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("data_pipeline_threads=8"), std::string::npos)
+      << warnings.lines[0];
 }
 
 }  // namespace

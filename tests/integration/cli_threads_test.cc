@@ -115,6 +115,40 @@ TEST(CliThreads, KmpBlocktimeZeroMeansNoSpin) {
   EXPECT_EQ(j["spin_wait_us"]["source"], "env:KMP_BLOCKTIME");
 }
 
+TEST(CliThreads, NoDataThreadsUntilAPipelineRuns) {
+  json j = ThreadsJson({"--intra", "1", "--inter", "1", "--data", "3"});
+  EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
+  EXPECT_EQ(j["data_pipeline_threads"]["source"], "api");
+  ExpectProcessThreads(j, {"loom-inter-0"});
+  EXPECT_TRUE(j["data_pipelines"].empty()) << j.dump();
+}
+
+TEST(CliThreads, PipelineShowsDataThreadsAndWhatAutotuneChose) {
+  json j = ThreadsJson({"--intra", "1", "--inter", "1", "--pipeline"},
+                       {{"LOOM_NUM_DATA_THREADS", "3"}});
+  EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
+  EXPECT_EQ(j["data_pipeline_threads"]["source"], "env:LOOM_NUM_DATA_THREADS");
+  ExpectProcessThreads(j, {"loom-inter-0", "loom-data-0", "loom-data-1", "loom-data-2"});
+  ASSERT_EQ(j["data_pipelines"].size(), 1u) << j.dump();
+  const json& pipeline = j["data_pipelines"][0];
+  EXPECT_EQ(pipeline["cpu_budget"], 3);
+  ASSERT_EQ(pipeline["stages"].size(), 2u) << pipeline.dump();
+  const json& map = pipeline["stages"][0];
+  EXPECT_EQ(map["name"], "map#1");
+  EXPECT_TRUE(map["autotuned"].get<bool>());
+  EXPECT_EQ(map["max_parallelism"], 3);
+  EXPECT_GE(map["parallelism"].get<int>(), 1);
+  EXPECT_LE(map["parallelism"].get<int>(), 3);
+  EXPECT_GT(map["produced"].get<int>(), 0);
+  EXPECT_EQ(pipeline["stages"][1]["name"], "prefetch#3");
+}
+
+TEST(CliThreads, InvalidDataThreadCountIsAnError) {
+  ProcessResult r = RunLoom({"threads", "--pipeline"}, {{"LOOM_NUM_DATA_THREADS", "lots"}});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("LOOM_NUM_DATA_THREADS"), std::string::npos) << r.err;
+}
+
 TEST(CliThreads, InvalidEnvironmentValueIsOneLineErrorAndNonZeroExit) {
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"LOOM_NUM_INTRAOP_THREADS", "abc"},
