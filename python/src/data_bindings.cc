@@ -13,10 +13,9 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
-#include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "bridge.h"
 #include "loom/data.h"
@@ -192,12 +191,12 @@ nb::dict StatsToPython(const config::threading::PipelineDescription& d) {
   }
 }
 
-class PyIterator;
-
 // Iterators still open, closed at interpreter exit before Python is gone
-// (a data thread must not wait for a GIL that will never come back).
+// (a data thread must not wait for a GIL that will never come back). The
+// registry holds weak references: another Python thread may drop the last
+// reference to an iterator while it is being closed here.
 std::mutex live_mutex;
-std::set<PyIterator*> live_iterators;
+std::map<const void*, std::weak_ptr<data::Iterator>> live_iterators;
 
 class PyIterator {
  public:
@@ -205,9 +204,9 @@ class PyIterator {
     // Starting the data pool (and maybe the runtime) can take a while and
     // warn: without the GIL, warnings raised at the caller's line.
     iterator_ =
-        RunReleased([&] { return std::make_unique<data::Iterator>(dataset.make_iterator()); });
+        RunReleased([&] { return std::make_shared<data::Iterator>(dataset.make_iterator()); });
     std::lock_guard lock(live_mutex);
-    live_iterators.insert(this);
+    live_iterators[this] = iterator_;
   }
 
   ~PyIterator() {
@@ -215,13 +214,11 @@ class PyIterator {
       std::lock_guard lock(live_mutex);
       live_iterators.erase(this);
     }
-    if (!iterator_) return;
     nb::gil_scoped_release release;
     iterator_.reset();
   }
 
   nb::object Next() {
-    if (!iterator_) throw nb::stop_iteration();
     std::optional<Element> element;
     try {
       nb::gil_scoped_release release;
@@ -229,9 +226,9 @@ class PyIterator {
     } catch (const data::PipelineError& error) {
       RaisePipelineError(error);
     } catch (const CancelledError&) {
-      // After close(), like a closed Python generator.
-      if (closed_.load()) throw nb::stop_iteration();
-      throw;
+      // Closed (by close(), or by the exit hook while a daemon thread was
+      // iterating): the iterator ends like a closed Python generator.
+      throw nb::stop_iteration();
     }
     if (!element) throw nb::stop_iteration();
     return ElementToPython(std::move(*element));
@@ -240,34 +237,36 @@ class PyIterator {
   // May run while another Python thread is inside next() (the iterator
   // object stays; only its workers stop).
   void Close() {
-    if (!iterator_) return;
-    closed_.store(true);
     nb::gil_scoped_release release;
     iterator_->close();
   }
 
-  nb::dict Stats() const {
-    if (!iterator_) throw RuntimeError("loom.data: stats() on a closed iterator");
-    return StatsToPython(iterator_->stats());
-  }
+  nb::dict Stats() const { return StatsToPython(iterator_->stats()); }
 
  private:
-  std::unique_ptr<data::Iterator> iterator_;
-  std::atomic<bool> closed_{false};
+  std::shared_ptr<data::Iterator> iterator_;
 };
 
 void CloseAllIterators() {
-  std::vector<PyIterator*> open;
+  std::vector<std::shared_ptr<data::Iterator>> open;
   {
     std::lock_guard lock(live_mutex);
-    open.assign(live_iterators.begin(), live_iterators.end());
+    for (const auto& [owner, weak] : live_iterators) {
+      if (auto iterator = weak.lock()) open.push_back(std::move(iterator));
+    }
   }
-  for (PyIterator* it : open) it->Close();
+  nb::gil_scoped_release release;
+  for (const auto& iterator : open) iterator->close();
+  open.clear();  // may be the last references: destroyed without the GIL
 }
 
 }  // namespace
 
 void BindData(nb::module_& m) {
+  // NumPy is imported here, on the importing thread: imported lazily on a
+  // loom-data thread converting the first element, its OpenBLAS threads
+  // would inherit that thread's name and pose as Loom's.
+  nb::module_::import_("numpy");
   nb::module_ d = m.def_submodule("data", "Input pipelines with tf.data's names.");
   d.attr("AUTOTUNE") = data::kAutotune;
 
@@ -275,8 +274,8 @@ void BindData(nb::module_& m) {
       .def("__iter__", [](nb::handle self) { return self; })
       .def("__next__", &PyIterator::Next)
       .def("close", &PyIterator::Close,
-           "Stops the workers and frees the buffers now; later next() calls raise "
-           "loom.errors.CancelledError.")
+           "Stops the workers and frees the buffers now; the iterator then ends (next() raises "
+           "StopIteration), also for a thread waiting in next().")
       .def("stats", &PyIterator::Stats,
            "The asynchronous stages and what they chose: parallelism, buffer_size, produced.");
 
@@ -374,8 +373,13 @@ void BindData(nb::module_& m) {
                 [callable = Share(fn)](const Element& element) {
                   nb::gil_scoped_acquire gil;
                   nb::object result = CallWithElement(*callable, element);
-                  Dataset inner = nb::cast<Dataset>(result);
-                  return inner;
+                  Dataset* inner = nullptr;
+                  if (!nb::try_cast(result, inner) || inner == nullptr) {
+                    throw InvalidArgumentError(
+                        "interleave: the function must return a loom.data.Dataset, got " +
+                        std::string(nb::type_name(result.type()).c_str()));
+                  }
+                  return *inner;
                 },
                 cycle_length, block_length);
           },

@@ -65,6 +65,11 @@ int AsyncStage::ReadySlotLocked() const {
 
 void AsyncStage::TopUpLocked() {
   if (context_.cancelled() || closing_ || end_of_input_) return;
+  // A task without a token would exit at once, and scheduling it again on
+  // the next wake-up turns a budget below the parallelism into a busy loop.
+  // When a token comes back, its holder (a task of this stage looping, or
+  // the thread that asks for the next element) tops up again.
+  if (!context_.budget().HasFreeToken()) return;
   const int room = CapacityLocked() - static_cast<int>(slots_.size()) - unslotted_;
   const int wanted = std::min(ParallelismLocked() - claims_, room);
   // Tasks already queued or running will claim too; only add the rest.
@@ -106,7 +111,9 @@ void AsyncStage::TaskMain() {
   std::lock_guard lock(mutex_);
   --scheduled_;
   --running_tasks_;
-  changed_.notify_all();
+  // Only the destructor waits for tasks to leave; waking the consumer here
+  // would just make it schedule another task.
+  if (closing_) changed_.notify_all();
 }
 
 void AsyncStage::ComputeOne() {
