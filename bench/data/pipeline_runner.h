@@ -34,7 +34,7 @@ struct BenchConfig {
   std::string name;  // "fixed 1"
   Workload workload = Workload::kPipelineAndModel;
   int map_parallel_calls = 1;  // or loom::data::kAutotune
-  int prefetch = 2;            // or loom::data::kAutotune
+  int prefetch = 2;            // buffer, loom::data::kAutotune, or 0: no prefetch stage
   int cpu_budget = 0;          // Options::cpu_budget; 0 = the pool
 };
 

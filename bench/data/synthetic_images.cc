@@ -85,9 +85,7 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-uint8_t ClampToByte(double v) {
-  return static_cast<uint8_t>(std::clamp(std::lround(v), 0l, 255l));
-}
+uint8_t ClampToByte(double v) { return static_cast<uint8_t>(std::clamp(std::lround(v), 0l, 255l)); }
 
 void PutU16(std::vector<uint8_t>& out, uint32_t v) {
   out.push_back(static_cast<uint8_t>(v & 0xFF));
@@ -184,8 +182,8 @@ Tensor MakeSyntheticImage(int64_t index, uint64_t seed) {
       double amplitude, fx, fy, phase;
     };
     Wave waves[2];
-    for (Wave& w : waves) w = {between(10, 50), between(0.02, 0.25), between(0.02, 0.25),
-                               between(0, 2 * kPi)};
+    for (Wave& w : waves)
+      w = {between(10, 50), between(0.02, 0.25), between(0.02, 0.25), between(0, 2 * kPi)};
     for (int y = 0; y < kImageSide; ++y) {
       for (int x = 0; x < kImageSide; ++x) {
         double v = base;
@@ -219,8 +217,7 @@ std::vector<uint8_t> EncodeImage(const Tensor& image) {
   if (image.dtype() != DType::kUInt8 ||
       !(image.shape() == Shape({kImageSide, kImageSide, kImageChannels}))) {
     throw InvalidArgumentError("EncodeImage: needs uint8 [72, 72, 3], got " +
-                               std::string(dtype_name(image.dtype())) +
-                               image.shape().to_string());
+                               std::string(dtype_name(image.dtype())) + image.shape().to_string());
   }
   const uint8_t* rgb = image.data<uint8_t>();
   // JFIF's RGB → YCbCr, level-shifted by -128 for the DCT.
@@ -244,8 +241,8 @@ std::vector<uint8_t> EncodeImage(const Tensor& image) {
             double sum = 0;
             for (int y = 0; y < kBlock; ++y) {
               for (int x = 0; x < kBlock; ++x) {
-                sum += cos[u][x] * cos[v][y] *
-                       plane[(by * kBlock + y) * kImageSide + bx * kBlock + x];
+                sum +=
+                    cos[u][x] * cos[v][y] * plane[(by * kBlock + y) * kImageSide + bx * kBlock + x];
               }
             }
             const int natural = v * kBlock + u;
@@ -302,8 +299,8 @@ Tensor DecodeImage(const uint8_t* bytes, int64_t size) {
   const uint32_t height = header.U16();
   const uint32_t payload = header.U32();
   if (width != kImageSide || height != kImageSide) {
-    throw InvalidArgumentError("DecodeImage: expected a 72x72 image, got " +
-                               std::to_string(width) + "x" + std::to_string(height));
+    throw InvalidArgumentError("DecodeImage: expected a 72x72 image, got " + std::to_string(width) +
+                               "x" + std::to_string(height));
   }
   if (payload > size - kHeaderBytes) {
     throw InvalidArgumentError("DecodeImage: corrupt image (payload longer than the buffer)");

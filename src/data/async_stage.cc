@@ -48,7 +48,14 @@ int AsyncStage::ParallelismLocked() const {
   return tuner_ ? tuner_->value() : config_.knob;
 }
 
-int AsyncStage::CapacityLocked() const { return tuner_ ? tuner_->value() : config_.knob; }
+int AsyncStage::CapacityLocked() const {
+  const int knob = tuner_ ? tuner_->value() : config_.knob;
+  // A map holds finished elements beside the ones in progress: with room
+  // for only `parallelism` in all, a thread that finishes before the
+  // element ahead of it has been taken must stop, and the stage runs below
+  // its parallelism (measured: bench/results/data-pipeline-2026-11-30.md).
+  return config_.knob_is_parallelism ? 2 * knob : knob;
+}
 
 bool AsyncStage::CanClaimLocked() const {
   return !context_.cancelled() && !closing_ && !end_of_input_ && claims_ < ParallelismLocked() &&
@@ -188,6 +195,14 @@ void AsyncStage::WaitWithoutToken(std::unique_lock<std::mutex>& lock,
   lock.lock();
 }
 
+bool AsyncStage::CanHelpLocked() const {
+  // Only pool workers help: the consumer keeps to its own work (running the
+  // model) while elements it does not need yet are being computed. The
+  // token the worker holds covers the extra element.
+  return CanClaimLocked() && context_.pool()->CurrentWorkerIndex() >= 0 &&
+         context_.budget().HeldByThisThread();
+}
+
 bool AsyncStage::QueuedTaskCanStartSoon() const {
   // A pool worker asking for an element may be the very thread the queued
   // task waits for, and a task without a free token could only take the
@@ -214,6 +229,18 @@ std::optional<Element> AsyncStage::GetNext() {
     if (end_of_input_ && slots_.empty() && claims_ == 0) return std::nullopt;
     TopUpLocked();
     if (claims_ > 0) {
+      if (CanHelpLocked()) {
+        // A pool worker (say, a prefetch's) with work to spare here computes
+        // the next element itself rather than idling on its thread while a
+        // queued task of this stage waits for a thread: on a small pool
+        // that is what lets a map reach its parallelism.
+        ++claims_;
+        ++unslotted_;
+        lock.unlock();
+        ComputeOne();
+        lock.lock();
+        continue;
+      }
       // Someone is computing an element this stage will deliver.
       WaitWithoutToken(lock, std::nullopt);
       continue;

@@ -16,6 +16,9 @@
 //    running thread further upstream, and upstream ends at a source. The
 //    grace period is skipped when the waiting thread is itself a pool
 //    worker or no budget token is free: the task could not start anyway.
+//  - A pool worker that needs an element from a stage with room for more
+//    work computes one itself instead of waiting (its pool thread would
+//    otherwise idle while the stage's own tasks queue for a thread).
 //  - Only threads holding a token compute. A token holder that waits here
 //    gives its token back for the wait, so every token belongs to a
 //    computing thread and CPU-budget waits cannot form a cycle either.
@@ -76,6 +79,9 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   // Index into slots_ of an element ready for the consumer, or -1.
   int ReadySlotLocked() const;
   void TopUpLocked();
+  // Whether the calling thread should compute an element instead of
+  // waiting for one (see .cc).
+  bool CanHelpLocked() const;
   // Whether waiting a moment for a queued pool task can pay (see .cc).
   bool QueuedTaskCanStartSoon() const;
   // Waits for a change (up to `timeout`), giving back the caller's CPU
