@@ -201,6 +201,11 @@ std::map<const void*, std::weak_ptr<data::Iterator>> live_iterators;
 class PyIterator {
  public:
   explicit PyIterator(const Dataset& dataset) {
+    // NumPy is imported here, on the thread starting the iteration, if it
+    // is not yet: imported by a loom-data thread converting the first
+    // element, its BLAS threads would inherit that thread's name and pose as
+    // Loom's. (`import loom` itself imports nothing that creates threads.)
+    nb::module_::import_("numpy");
     // Starting the data pool (and maybe the runtime) can take a while and
     // warn: without the GIL, warnings raised at the caller's line.
     iterator_ =
@@ -263,10 +268,6 @@ void CloseAllIterators() {
 }  // namespace
 
 void BindData(nb::module_& m) {
-  // NumPy is imported here, on the importing thread: imported lazily on a
-  // loom-data thread converting the first element, its OpenBLAS threads
-  // would inherit that thread's name and pose as Loom's.
-  nb::module_::import_("numpy");
   nb::module_ d = m.def_submodule("data", "Input pipelines with tf.data's names.");
   d.attr("AUTOTUNE") = data::kAutotune;
 

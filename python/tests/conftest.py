@@ -116,3 +116,32 @@ needs_onnx = pytest.mark.skipif(importlib.util.find_spec("onnx") is None,
 needs_two_cpus = pytest.mark.skipif(
     usable_cpus() < 2, reason="measuring parallel CPU use needs at least 2 usable CPUs"
 )
+
+
+# Python source for child interpreters: thread_names() lists [tid, comm] of
+# every thread of the process, the kernel's view of the thread contract.
+THREAD_NAMES_SOURCE = """
+import os
+def thread_names():
+    names = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(os.path.join("/proc/self/task", tid, "comm")) as f:
+                names.append([int(tid), f.read().strip()])
+        except FileNotFoundError:  # a thread that just exited
+            pass
+    return sorted(names)
+"""
+
+
+def drain_with_errors(iterator, error_type=Exception):
+    """Everything the iterator yields, with ("error", exception) in the place
+    of each element whose next() raised `error_type`; iteration goes on."""
+    out = []
+    while True:
+        try:
+            out.append(next(iterator))
+        except StopIteration:
+            return out
+        except error_type as e:
+            out.append(("error", e))

@@ -11,6 +11,7 @@ import pytest
 
 import loom
 from loom.data import AUTOTUNE, Dataset
+from conftest import drain_with_errors
 
 PARALLEL = [None, 1, 2, 4, AUTOTUNE]
 PARALLEL_IDS = ["sequential", "1", "2", "4", "AUTOTUNE"]
@@ -18,19 +19,6 @@ PARALLEL_IDS = ["sequential", "1", "2", "4", "AUTOTUNE"]
 
 class Failure(Exception):
     """Raised by the test map functions: a type no library raises itself."""
-
-
-def drain_with_errors(iterator, error_type=Exception):
-    """Everything the iterator yields, with ("error", exception) in the place
-    of each failed element."""
-    out = []
-    while True:
-        try:
-            out.append(next(iterator))
-        except StopIteration:
-            return out
-        except error_type as e:
-            out.append(("error", e))
 
 
 def notes_of(error):

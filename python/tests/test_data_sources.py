@@ -13,6 +13,7 @@ import pytest
 
 import loom
 from loom.data import Dataset, TextLineDataset, list_files
+from conftest import drain_with_errors
 
 
 def drain(ds):
@@ -28,22 +29,6 @@ def ints(ds):
         assert element.shape == () and element.dtype == np.int64, (element.shape, element.dtype)
         out.append(int(element))
     return out
-
-
-def collect_with_errors(iterator, error_type):
-    """Drains `iterator`; an `error_type` raised by next() is recorded as
-    ("error", exception) in the element's place and iteration goes on."""
-    out = []
-    while True:
-        try:
-            out.append(next(iterator))
-        except StopIteration:
-            return out
-        except error_type as e:
-            out.append(("error", e))
-
-
-# ---- range ----
 
 
 @pytest.mark.parametrize(
@@ -238,7 +223,7 @@ def test_from_generator_error_reaches_the_consumer_with_a_note():
                 raise KeyError("missing-key")
             yield np.int64(i)
 
-    out = collect_with_errors(iter(Dataset.from_generator(gen)), KeyError)
+    out = drain_with_errors(iter(Dataset.from_generator(gen)), KeyError)
     assert [int(x) for x in out[:3]] == [0, 1, 2]
     assert len(out) == 4, "a generator that raised is finished: the error, then the end"
     error = out[3][1]
@@ -307,7 +292,7 @@ def test_read_files_missing_file_fails_its_element_then_continues(binary_files, 
     paths, contents = binary_files
     missing = tmp_path / "does-not-exist.bin"
     it = iter(Dataset.read_files([str(paths["a.bin"]), str(missing), str(paths["b.bin"])]))
-    out = collect_with_errors(it, ValueError)
+    out = drain_with_errors(it, ValueError)
     assert len(out) == 3
     assert out[0].tobytes() == contents["a.bin"]
     assert out[1][0] == "error"
@@ -376,7 +361,7 @@ def test_read_lines_missing_file_fails_then_remaining_files_are_read(text_files,
     paths, contents = text_files
     missing = tmp_path / "gone.txt"
     it = iter(TextLineDataset([str(paths["2.txt"]), str(missing), str(paths["1.txt"])]))
-    out = collect_with_errors(it, ValueError)
+    out = drain_with_errors(it, ValueError)
     errors = [i for i, x in enumerate(out) if isinstance(x, tuple)]
     assert errors == [1]
     assert str(missing) in str(out[1][1])

@@ -4,27 +4,18 @@ automatic, it is created when the first iterator starts (not by
 start_runtime), and it follows the same rules as the other pools.
 
 Each case runs in a fresh interpreter; the kernel's view
-(/proc/self/task/*/comm) is the judge. The children import NumPy first: Loom
-imports it lazily, on the thread that converts the first element, and a BLAS
-pool NumPy starts from a loom-data thread inherits that thread's name.
+(/proc/self/task/*/comm) is the judge. A BLAS pool NumPy starts inherits the
+name of the thread that imports NumPy, so iter(ds) imports NumPy on the
+calling thread before any loom-data thread converts an element
+(test_numpy_threads_never_take_a_data_thread_name checks it).
 """
 
 import pytest
 
-from conftest import run_json, run_python, usable_cpus
+from conftest import THREAD_NAMES_SOURCE, run_json, run_python, usable_cpus
 
-THREAD_NAMES = """
-import json, os, warnings
-import numpy  # before any loom-data thread exists (see the module docstring)
-def thread_names():
-    names = []
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(os.path.join("/proc/self/task", tid, "comm")) as f:
-                names.append([int(tid), f.read().strip()])
-        except FileNotFoundError:  # a thread that just exited
-            pass
-    return sorted(names)
+THREAD_NAMES = THREAD_NAMES_SOURCE + """
+import json, warnings
 def data_threads():
     return sorted(name for _, name in thread_names() if name.startswith("loom-data"))
 """
@@ -229,8 +220,9 @@ print(json.dumps(seen))
 NO_NUMPY_FIRST = """
 import json, os, sys
 assert "numpy" not in sys.modules
-import loom  # imports NumPy itself, on this thread
+import loom
 from loom.data import Dataset
+assert "numpy" not in sys.modules  # iter() below imports it, on this thread
 values = [int(x) for x in Dataset.range(50).map(lambda x: x, num_parallel_calls=2)]
 names = []
 for tid in os.listdir("/proc/self/task"):

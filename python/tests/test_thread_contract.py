@@ -9,20 +9,9 @@ counting, since their BLAS pools would add threads of their own.
 
 import pytest
 
-from conftest import needs_onnx, run_json
+from conftest import THREAD_NAMES_SOURCE, needs_onnx, run_json
 
-THREAD_NAMES = """
-import os
-def thread_names():
-    names = []
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(os.path.join("/proc/self/task", tid, "comm")) as f:
-                names.append([int(tid), f.read().strip()])
-        except FileNotFoundError:  # a thread that just exited
-            pass
-    return sorted(names)
-"""
+THREAD_NAMES = THREAD_NAMES_SOURCE
 
 START_AND_COUNT = THREAD_NAMES + """
 import json, sys, warnings
