@@ -124,8 +124,8 @@ TEST(CliThreads, NoDataThreadsUntilAPipelineRuns) {
 }
 
 TEST(CliThreads, PipelineShowsDataThreadsAndWhatAutotuneChose) {
-  json j = ThreadsJson({"--intra", "1", "--inter", "1", "--pipeline"},
-                       {{"LOOM_NUM_DATA_THREADS", "3"}});
+  json j =
+      ThreadsJson({"--intra", "1", "--inter", "1", "--pipeline"}, {{"LOOM_NUM_DATA_THREADS", "3"}});
   EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
   EXPECT_EQ(j["data_pipeline_threads"]["source"], "env:LOOM_NUM_DATA_THREADS");
   ExpectProcessThreads(j, {"loom-inter-0", "loom-data-0", "loom-data-1", "loom-data-2"});
