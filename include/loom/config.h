@@ -108,7 +108,9 @@ struct PipelineStageDescription {
                             // buffer_size is chosen by measurement
   int max_parallelism = 0;  // the most a map's AUTOTUNE may choose (the pool
                             // and cpu_budget cap it)
-  int buffer_size = 0;      // elements it may hold, finished or in progress
+  int buffer_size = 0;      // prefetch: finished elements it may hold (it
+                            // computes one more meanwhile); map: elements it
+                            // may hold in all (2 x parallelism)
   int64_t produced = 0;     // elements delivered downstream so far
 };
 

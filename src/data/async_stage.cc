@@ -54,7 +54,12 @@ int AsyncStage::CapacityLocked() const {
   // for only `parallelism` in all, a thread that finishes before the
   // element ahead of it has been taken must stop, and the stage runs below
   // its parallelism (measured: bench/results/data-pipeline-2026-11-30.md).
-  return config_.knob_is_parallelism ? 2 * knob : knob;
+  // A prefetch's buffer counts finished elements, as in tf.data: the one it
+  // is computing comes on top, so prefetch(1) keeps working while its one
+  // finished element waits (with room for 1 in all, it stopped at every
+  // element and pipeline-only throughput fell ~25 %, measured in
+  // bench/results/data-vs-tfdata-2026-11-30.md).
+  return config_.knob_is_parallelism ? 2 * knob : knob + 1;
 }
 
 bool AsyncStage::CanClaimLocked() const {
@@ -276,7 +281,10 @@ PipelineStageDescription AsyncStage::Describe() const {
   d.autotuned = tuner_.has_value();
   // A prefetch computes one element at a time; AUTOTUNE tunes its buffer.
   d.max_parallelism = !config_.knob_is_parallelism ? 1 : tuner_ ? tuner_->max() : config_.knob;
-  d.buffer_size = CapacityLocked();
+  // A prefetch reports its buffer (finished elements, tf.data's meaning), a
+  // map everything it may hold.
+  d.buffer_size =
+      config_.knob_is_parallelism ? CapacityLocked() : (tuner_ ? tuner_->value() : config_.knob);
   d.produced = produced_;
   return d;
 }
