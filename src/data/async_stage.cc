@@ -186,7 +186,14 @@ void AsyncStage::WaitWithoutToken(std::unique_lock<std::mutex>& lock,
                                   std::optional<std::chrono::milliseconds> timeout) {
   CpuBudget& budget = context_.budget();
   const bool had_token = budget.HeldByThisThread();
-  if (had_token) budget.Release();
+  if (had_token) {
+    budget.Release();
+    // The token is free now: let a task of this stage use it. (Without
+    // this, a consumer that computes a prefetch's element itself and then
+    // waits here left the token and a pool thread idle for the whole pass:
+    // bench/results/data-vs-tfdata-2026-11-30.md.)
+    TopUpLocked();
+  }
   if (timeout) {
     changed_.wait_for(lock, *timeout);
   } else {
