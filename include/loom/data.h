@@ -166,6 +166,8 @@ class Iterator {
 
   // Stops workers and frees buffers now; next() then throws CancelledError.
   void close();
+  // Whether close() (or destruction) has stopped it.
+  bool closed() const;
 
   // The asynchronous stages and what they chose (parallelism, buffers).
   config::threading::PipelineDescription stats() const;

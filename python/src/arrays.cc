@@ -73,15 +73,16 @@ bool IsCContiguous(const nb::ndarray<nb::ro>& array) {
   return true;
 }
 
-// Holds a reference to a Python object from C++; the last Tensor sharing the
-// storage may die on any thread, so the release takes the GIL.
-std::shared_ptr<void> KeepAlive(nb::handle object) {
-  object.inc_ref();
-  return std::shared_ptr<void>(object.ptr(), [](void* pointer) {
+}  // namespace
+
+SharedPyObject SharePyObject(nb::handle object) {
+  return SharedPyObject(new nb::object(nb::borrow(object)), [](nb::object* held) {
     nb::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(pointer));
+    delete held;
   });
 }
+
+namespace {
 
 // Deliberately never released: a static nb::object would be decref'ed after
 // the interpreter is gone, at process exit.
@@ -122,7 +123,7 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
   for (size_t axis = 0; axis < view.ndim(); ++axis)
     dims[axis] = static_cast<int64_t>(view.shape(axis));
   return Tensor::from_external(*dtype, Shape(std::move(dims)), const_cast<void*>(view.data()),
-                               KeepAlive(array));
+                               SharePyObject(array));
 }
 
 bool IsPythonScalar(nb::handle value) {

@@ -10,6 +10,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,12 @@ Tensor TensorFromPython(nb::handle array, const std::string& what);
 Tensor TensorFromPythonLike(nb::handle value, const Tensor& like, const std::string& what);
 
 bool IsPythonScalar(nb::handle value);
+
+// A reference to a Python object that C++ may copy and drop on any thread
+// without the GIL: copies share one reference, and the last release takes
+// the GIL. (Borrowed NumPy memory and loom.data's Python callables.)
+using SharedPyObject = std::shared_ptr<nb::object>;
+SharedPyObject SharePyObject(nb::handle object);
 
 // A NumPy array that owns `tensor`'s storage (no copy).
 nb::object ArrayFromTensor(Tensor tensor);

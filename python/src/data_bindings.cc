@@ -13,9 +13,12 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "bridge.h"
 #include "loom/data.h"
@@ -27,15 +30,8 @@ namespace data = loom::data;
 using data::Dataset;
 using data::Element;
 
-// A Python object shared by C++ copies of a function. Copying the
-// shared_ptr is GIL-free; the last release takes the GIL.
-using SharedPyObject = std::shared_ptr<nb::object>;
-
-SharedPyObject Share(nb::handle object) {
-  return SharedPyObject(new nb::object(nb::borrow(object)), [](nb::object* held) {
-    nb::gil_scoped_acquire gil;
-    delete held;
-  });
+void RequireCallable(nb::handle fn, const std::string& what) {
+  if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError(what + ": not callable");
 }
 
 // Element <-> Python: one component is an array, several are a tuple.
@@ -81,8 +77,8 @@ nb::object CallWithElement(const nb::object& fn, Element element) {
 }
 
 Dataset::MapFn MapFnFrom(nb::handle fn, const char* what) {
-  if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError(std::string(what) + ": not callable");
-  return [callable = Share(fn), what](Element element) {
+  RequireCallable(fn, what);
+  return [callable = SharePyObject(fn), what](Element element) {
     nb::gil_scoped_acquire gil;
     nb::object result = CallWithElement(*callable, std::move(element));
     return ElementFromPython(result, std::string(what) + " function's result");
@@ -90,8 +86,8 @@ Dataset::MapFn MapFnFrom(nb::handle fn, const char* what) {
 }
 
 std::function<bool(const Element&)> PredicateFrom(nb::handle fn) {
-  if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError("filter: not callable");
-  return [callable = Share(fn)](const Element& element) {
+  RequireCallable(fn, "filter");
+  return [callable = SharePyObject(fn)](const Element& element) {
     nb::gil_scoped_acquire gil;
     nb::object result = CallWithElement(*callable, element);
     const int truth = PyObject_IsTrue(result.ptr());
@@ -107,14 +103,15 @@ std::function<Dataset::Generator()> GeneratorFrom(nb::handle generator, nb::hand
         "iterable (e.g. a generator function), not an iterator");
   }
   nb::tuple call_args = args.is_none() ? nb::tuple() : nb::tuple(nb::borrow(args));
-  return [callable = Share(generator), shared_args = Share(call_args)]() -> Dataset::Generator {
+  return [callable = SharePyObject(generator),
+          shared_args = SharePyObject(call_args)]() -> Dataset::Generator {
     nb::gil_scoped_acquire gil;
     PyObject* iterable = PyObject_Call(callable->ptr(), shared_args->ptr(), nullptr);
     if (iterable == nullptr) throw nb::python_error();
     nb::object owned_iterable = nb::steal(iterable);
     PyObject* iterator = PyObject_GetIter(iterable);
     if (iterator == nullptr) throw nb::python_error();
-    SharedPyObject shared_iterator = Share(nb::steal(iterator));
+    SharedPyObject shared_iterator = SharePyObject(nb::steal(iterator));
     return [shared_iterator]() -> std::optional<Element> {
       nb::gil_scoped_acquire inner_gil;
       PyObject* item = PyIter_Next(shared_iterator->ptr());
@@ -198,6 +195,19 @@ nb::dict StatsToPython(const config::threading::PipelineDescription& d) {
 std::mutex live_mutex;
 std::map<const void*, std::weak_ptr<data::Iterator>> live_iterators;
 
+// Threads inside next() with the GIL released. At exit the hook waits for
+// them to get the GIL back: Python ends a daemon thread that takes the GIL
+// during finalization, and inside C++ (a destructor re-taking the GIL) that
+// ending aborts the whole process.
+std::atomic<int> nexts_without_gil{0};
+
+struct NextWithoutGil {
+  NextWithoutGil() { nexts_without_gil.fetch_add(1); }
+  ~NextWithoutGil() { nexts_without_gil.fetch_sub(1); }
+  NextWithoutGil(const NextWithoutGil&) = delete;
+  NextWithoutGil& operator=(const NextWithoutGil&) = delete;
+};
+
 class PyIterator {
  public:
   explicit PyIterator(const Dataset& dataset) {
@@ -219,13 +229,26 @@ class PyIterator {
       std::lock_guard lock(live_mutex);
       live_iterators.erase(this);
     }
-    nb::gil_scoped_release release;
+    // Stopping the workers may wait for a map function that needs the GIL.
+    // A closed iterator is then dropped with the GIL held: its last Python
+    // callables are released right here, and a daemon thread must not let
+    // go of the GIL during interpreter shutdown (the exit hook has closed
+    // every iterator by then), or Python ends that thread inside this
+    // destructor.
+    if (!iterator_->closed()) {
+      nb::gil_scoped_release release;
+      iterator_->close();
+    }
     iterator_.reset();
   }
 
   nb::object Next() {
+    // A closed iterator ends without letting go of the GIL (see
+    // nexts_without_gil).
+    if (iterator_->closed()) throw nb::stop_iteration();
     std::optional<Element> element;
     try {
+      NextWithoutGil counted;  // counts until the GIL is back
       nb::gil_scoped_release release;
       element = iterator_->next();
     } catch (const data::PipelineError& error) {
@@ -263,6 +286,13 @@ void CloseAllIterators() {
   nb::gil_scoped_release release;
   for (const auto& iterator : open) iterator->close();
   open.clear();  // may be the last references: destroyed without the GIL
+  // Closed iterators end every next() in flight; let those threads take the
+  // GIL back and leave C++ before finalization starts (bounded, so a
+  // thread stuck elsewhere cannot hang the exit).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (nexts_without_gil.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 }  // namespace
@@ -369,9 +399,9 @@ void BindData(nb::module_& m) {
                   "interleave: num_parallel_calls is not supported (interleave runs on the "
                   "consuming thread); add .prefetch() inside the function's datasets instead");
             }
-            if (!PyCallable_Check(fn.ptr())) throw InvalidArgumentError("interleave: not callable");
+            RequireCallable(fn, "interleave");
             return ds.interleave(
-                [callable = Share(fn)](const Element& element) {
+                [callable = SharePyObject(fn)](const Element& element) {
                   nb::gil_scoped_acquire gil;
                   nb::object result = CallWithElement(*callable, element);
                   Dataset* inner = nullptr;

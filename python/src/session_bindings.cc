@@ -206,7 +206,7 @@ class InferenceSession {
 
   // Destroying a session joins its private pools' workers. One of them may
   // be dropping a finished run's last reference to a NumPy input just then,
-  // which takes the GIL (KeepAlive): holding the GIL here would deadlock.
+  // which takes the GIL (SharePyObject): holding the GIL here would deadlock.
   ~InferenceSession() {
     if (session_ == nullptr) return;
     nb::gil_scoped_release release;

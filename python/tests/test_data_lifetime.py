@@ -258,12 +258,19 @@ def fn(x):
     time.sleep(0.01)
     return x
 
+iterating = threading.Event()
+
 def consume():
     for _ in Dataset.range(10**9).map(fn, num_parallel_calls=2).prefetch(2):
-        pass
+        iterating.set()
 
 threading.Thread(target=consume, daemon=True).start()
-time.sleep(0.3)
+# Exit while the daemon thread iterates, not while it is still inside
+# iter(): Python ends a daemon thread that takes the GIL back during
+# shutdown, which aborts the process whenever that happens inside C++ code
+# that released the GIL (any extension's; see docs/data.md).
+iterating.wait(30)
+time.sleep(0.2)
 print("exiting", flush=True)
 """
 

@@ -67,6 +67,11 @@ bool AsyncStage::CanClaimLocked() const {
          static_cast<int>(slots_.size()) + unslotted_ < CapacityLocked();
 }
 
+void AsyncStage::ClaimLocked() {
+  ++claims_;
+  ++unslotted_;  // until ComputeOne has pulled the input and made its slot
+}
+
 int AsyncStage::ReadySlotLocked() const {
   if (config_.deterministic) return !slots_.empty() && slots_.front()->done ? 0 : -1;
   for (size_t i = 0; i < slots_.size(); ++i) {
@@ -110,8 +115,7 @@ void AsyncStage::TaskMain() {
       if (hold.held()) {
         std::lock_guard lock(mutex_);
         if (CanClaimLocked()) {
-          ++claims_;
-          ++unslotted_;
+          ClaimLocked();
           claimed = true;
         }
       }
@@ -246,8 +250,7 @@ std::optional<Element> AsyncStage::GetNext() {
         // the next element itself rather than idling on its thread while a
         // queued task of this stage waits for a thread: on a small pool
         // that is what lets a map reach its parallelism.
-        ++claims_;
-        ++unslotted_;
+        ClaimLocked();
         lock.unlock();
         ComputeOne();
         lock.lock();
@@ -270,8 +273,7 @@ std::optional<Element> AsyncStage::GetNext() {
       lock.lock();
       if (!hold.held()) continue;  // cancelled: the loop's check throws
       if (!CanClaimLocked()) continue;
-      ++claims_;
-      ++unslotted_;
+      ClaimLocked();
       lock.unlock();
       ComputeOne();
     }

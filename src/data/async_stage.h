@@ -88,7 +88,10 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   // budget token for the wait.
   void WaitWithoutToken(std::unique_lock<std::mutex>& lock,
                         std::optional<std::chrono::milliseconds> timeout);
-  // Computes one claimed element (claims_ and unslotted_ already counted).
+  // Reserves one element's work for the calling thread (CanClaimLocked()
+  // must hold); ComputeOne then does it.
+  void ClaimLocked();
+  // Computes one claimed element.
   void ComputeOne();
   void TaskMain();
 

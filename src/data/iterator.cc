@@ -54,7 +54,7 @@ struct Iterator::Impl {
   std::unique_ptr<internal::IteratorNode> root;
   int64_t registry_id = 0;
   std::mutex next_mutex;  // next() is called by one thread at a time
-  std::mutex close_mutex;
+  mutable std::mutex close_mutex;
   bool closed = false;
 };
 
@@ -89,6 +89,12 @@ std::optional<Element> Iterator::next() {
 
 void Iterator::close() {
   if (impl_) impl_->Close();
+}
+
+bool Iterator::closed() const {
+  if (!impl_) return true;
+  std::lock_guard lock(impl_->close_mutex);
+  return impl_->closed;
 }
 
 config::threading::PipelineDescription Iterator::stats() const {
