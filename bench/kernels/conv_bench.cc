@@ -1,6 +1,8 @@
 // Conv layers of ResNet-18 and MobileNet-V2 at their real shapes (batch 1,
-// 224x224 input), through PreparedConv (weights packed once, as a session
-// does), at 1 and 2 intra-op threads. Reports GFLOP/s (2 flops per
+// 224x224 input), through PreparedConv (NCHW, weights packed once, as a
+// session does) and PreparedNchwcConv (the blocked layout a session uses at
+// level 2: BM_NchwcConv, input already blocked, or NCHW for a first layer
+// with 3 channels), at 1 and 2 intra-op threads. Reports GFLOP/s (2 flops per
 // multiply-add of the direct loop nest) next to the single-core FMA peak
 // measured in the same run (BM_FmaPeak), so "% of peak" is
 // GFLOPS / (threads x peak).
@@ -22,6 +24,7 @@
 
 #include "fma_peak_bench.h"
 #include "kernels/conv.h"
+#include "kernels/nchwc/nchwc.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "threading/thread_pool.h"
 
@@ -118,6 +121,49 @@ void RunLayer(benchmark::State& state, const Layer& layer, int threads) {
   state.SetLabel(std::string(kernels::IsaName(isa)));
 }
 
+void RunNchwcLayer(benchmark::State& state, const Layer& layer, int threads) {
+  const char* cap = std::getenv("LOOM_MAX_ISA");
+  const Isa isa =
+      kernels::SelectIsaFromSetting(cap ? std::optional<std::string>(cap) : std::nullopt);
+  const int block = kernels::NchwcBlockSize(isa);
+  Attributes attrs = LayerAttributes(layer);
+  attrs.set("block", int64_t{block});
+  const bool plain = layer.in_channels < block && layer.group == 1;
+  if (plain) attrs.set("input_layout", std::string("nchw"));
+  const Tensor x = kernels::testing::RandomTensor(
+      DType::kFloat32, {1, layer.in_channels, layer.size, layer.size}, 1);
+  const Tensor w = kernels::testing::RandomTensor(
+      DType::kFloat32,
+      {layer.out_channels, layer.in_channels / layer.group, layer.kernel, layer.kernel}, 2);
+  const Tensor b = kernels::testing::RandomTensor(DType::kFloat32, {layer.out_channels}, 3);
+  const kernels::PreparedNchwcConv conv(attrs, w, &b, isa);
+  const Tensor xb = plain ? x : kernels::NchwToNchwc(x, block);
+  const auto pool = MakePool(threads);
+  const kernels::KernelContext ctx{pool.get(), isa};
+  Tensor y = conv.Run(ctx, xb, nullptr);
+  const double macs = static_cast<double>(y.num_elements() / y.shape().dim(1) / block) *
+                      static_cast<double>(layer.out_channels) *
+                      static_cast<double>(layer.in_channels / layer.group) *
+                      static_cast<double>(layer.kernel * layer.kernel);
+  if (macs < 3e8) {
+    const std::string mismatch = kernels::testing::CompareTensors(
+        kernels::NchwcToNchw(y, layer.out_channels),
+        kernels::ConvReference(LayerAttributes(layer), x, w, &b), 1e-4, 1e-3);
+    if (!mismatch.empty()) {
+      g_failed_checks.fetch_add(1);
+      state.SkipWithError(mismatch.c_str());
+      return;
+    }
+  }
+  for (auto _ : state) {
+    y = conv.Run(ctx, xb, nullptr);
+    benchmark::DoNotOptimize(y.raw_data());
+  }
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * macs / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(kernels::IsaName(isa)));
+}
+
 void RegisterConvBenchmarks() {
   // Layer by layer, 1 then 2 threads: the ratio compares runs seconds
   // apart, so drift on a shared machine hits both alike.
@@ -126,6 +172,14 @@ void RegisterConvBenchmarks() {
       benchmark::RegisterBenchmark(
           ("BM_Conv/" + layer.name + "/threads:" + std::to_string(threads)).c_str(),
           [=](benchmark::State& state) { RunLayer(state, layer, threads); })
+          ->UseRealTime()
+          ->MinTime(0.2)
+          ->Repetitions(5)
+          ->ReportAggregatesOnly(true)
+          ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(
+          ("BM_NchwcConv/" + layer.name + "/threads:" + std::to_string(threads)).c_str(),
+          [=](benchmark::State& state) { RunNchwcLayer(state, layer, threads); })
           ->UseRealTime()
           ->MinTime(0.2)
           ->Repetitions(5)

@@ -76,6 +76,11 @@ struct SessionOptions {
   // 0: run the graph as given; 1: constant folding and dead-node
   // elimination; 2: also BatchNorm folding and bias/activation fusion.
   int optimization_level = 2;
+  // At level 2: run convolution chains in the channel-blocked layout
+  // (NCHWc, blocks of 16 channels with AVX-512, 8 otherwise), with reorder
+  // nodes only at the edges; false keeps every node NCHW (to compare the
+  // two, as ONNX Runtime's ORT_ENABLE_EXTENDED vs ORT_ENABLE_ALL).
+  bool blocked_layout = true;
 };
 
 struct RunOptions {

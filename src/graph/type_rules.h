@@ -202,6 +202,11 @@ std::vector<TensorType> InferConv(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMaxPool(const NodeTypeContext& ctx);
 std::vector<TensorType> InferAveragePool(const NodeTypeContext& ctx);
 std::vector<TensorType> InferGlobalPool(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNchwcConv(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNchwcReorderInput(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNchwcReorderOutput(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNchwcPool(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNchwcGlobalPool(const NodeTypeContext& ctx);
 
 // type_rules_nn.cc
 std::vector<TensorType> InferMatMul(const NodeTypeContext& ctx);

@@ -222,4 +222,95 @@ std::vector<TensorType> InferGlobalPool(const NodeTypeContext& ctx) {
   return {TensorType{ctx.input(0).dtype, out}};
 }
 
+// ---- the blocked layout's ops (kernels/nchwc/nchwc.h) ----
+
+namespace {
+
+int64_t RequireBlock(const NodeTypeContext& ctx) {
+  const int64_t block = ctx.RequireInt("block");
+  if (block != 8 && block != 16) {
+    ctx.Fail("attribute 'block' must be 8 or 16 (got " + std::to_string(block) + ")");
+  }
+  return block;
+}
+
+Dim BlocksOf(const NodeTypeContext& ctx, const Dim& channels, int64_t block) {
+  return channels.is_known() ? Dim(CeilDiv(channels.size(), block)) : ctx.UnknownDim();
+}
+
+}  // namespace
+
+// NchwcConv(X [N, C/B, H, W, B] or [N, C, H, W], W [M, C/group, KH, KW], B?, Sum?)
+//   -> [N, ceil(M/B), OH, OW, B].
+std::vector<TensorType> InferNchwcConv(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 4);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckSameDType(1, 0);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckSameDType(3, 0);
+  const int64_t block = RequireBlock(ctx);
+  const bool plain = ctx.GetString("input_layout", "nchwc") == "nchw";
+  ctx.CheckRank(0, plain ? 4 : 5);
+  ctx.CheckRank(1, 4);
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  const std::optional<SymbolicShape>& w = ctx.input_shape(1);
+  if (!x || !w || !(*w)[2].is_known() || !(*w)[3].is_known()) {
+    return {TensorType{DType::kFloat32, UnknownDims(ctx, 5)}};
+  }
+  const std::vector<int64_t> kernel = {(*w)[2].size(), (*w)[3].size()};
+  const SymbolicShape spatial =
+      WindowOutputDims(ctx, SymbolicShape{(*x)[2], (*x)[3]}, kernel, false);
+  SymbolicShape out = {(*x)[0], BlocksOf(ctx, (*w)[0], block), spatial[0], spatial[1],
+                       Dim(block)};
+  return {TensorType{DType::kFloat32, out}};
+}
+
+// NchwcReorderInput(X [N, C, H, W]) -> [N, ceil(C/B), H, W, B].
+std::vector<TensorType> InferNchwcReorderInput(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckRank(0, 4);
+  const int64_t block = RequireBlock(ctx);
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{DType::kFloat32, UnknownDims(ctx, 5)}};
+  return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], BlocksOf(ctx, (*x)[1], block),
+                                                    (*x)[2], (*x)[3], Dim(block)}}};
+}
+
+// NchwcReorderOutput(X [N, Cb, H, W, B]) -> [N, channels, H, W].
+std::vector<TensorType> InferNchwcReorderOutput(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckRank(0, 5);
+  const int64_t channels = ctx.RequireInt("channels");
+  if (channels < 0) ctx.Fail("attribute 'channels' must not be negative");
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{DType::kFloat32, UnknownDims(ctx, 4)}};
+  return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], Dim(channels), (*x)[2], (*x)[3]}}};
+}
+
+// NchwcMaxPool, NchwcAveragePool: [N, Cb, H, W, B] -> [N, Cb, OH, OW, B].
+std::vector<TensorType> InferNchwcPool(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckRank(0, 5);
+  const std::optional<std::vector<int64_t>> kernel = ctx.GetInts("kernel_shape");
+  if (!kernel || kernel->size() != 2) ctx.Fail("attribute 'kernel_shape' must have 2 values");
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{DType::kFloat32, UnknownDims(ctx, 5)}};
+  const SymbolicShape spatial = WindowOutputDims(ctx, SymbolicShape{(*x)[2], (*x)[3]}, *kernel, true);
+  return {TensorType{DType::kFloat32,
+                     SymbolicShape{(*x)[0], (*x)[1], spatial[0], spatial[1], (*x)[4]}}};
+}
+
+// NchwcGlobalAveragePool, NchwcGlobalMaxPool: -> [N, Cb, 1, 1, B].
+std::vector<TensorType> InferNchwcGlobalPool(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckRank(0, 5);
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{DType::kFloat32, UnknownDims(ctx, 5)}};
+  return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], (*x)[1], Dim(1), Dim(1), (*x)[4]}}};
+}
+
 }  // namespace loom::graph

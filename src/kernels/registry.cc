@@ -7,6 +7,7 @@
 #include "kernels/conv.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
+#include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
 #include "kernels/pool.h"
 #include "kernels/reduce.h"
@@ -80,6 +81,15 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Min", kNumeric, kPortable, MinKernel},
     {"Mod", kNumeric, kPortable, ModKernel},
     {"Mul", kNumeric, kPortable, MulKernel},
+    // Loom-internal ops of the blocked layout (nchwc/nchwc.h), written by
+    // the layout pass (graph/passes/nchwc_layout.cc).
+    {"NchwcAveragePool", kF32, kPortable, NchwcAveragePoolKernel},
+    {"NchwcConv", kF32, kAllIsas, NchwcConvKernel},
+    {"NchwcGlobalAveragePool", kF32, kPortable, NchwcGlobalAveragePoolKernel},
+    {"NchwcGlobalMaxPool", kF32, kPortable, NchwcGlobalMaxPoolKernel},
+    {"NchwcMaxPool", kF32, kPortable, NchwcMaxPoolKernel},
+    {"NchwcReorderInput", kF32, kPortable, NchwcReorderInputKernel},
+    {"NchwcReorderOutput", kF32, kPortable, NchwcReorderOutputKernel},
     {"Neg", kNumeric & ~kU8, kPortable, NegKernel},
     {"Not", kBool, kPortable, NotKernel},
     {"Or", kBool, kPortable, OrKernel},

@@ -5,6 +5,7 @@
 #include "graph/passes/kernel_attributes.h"
 #include "kernels/conv.h"
 #include "kernels/matmul.h"
+#include "kernels/nchwc/nchwc.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 
@@ -51,6 +52,21 @@ class PreparedConvNodeKernel : public NodeKernel {
   kernels::PreparedConv conv_;
 };
 
+class PreparedNchwcConvNodeKernel : public NodeKernel {
+ public:
+  explicit PreparedNchwcConvNodeKernel(kernels::PreparedNchwcConv conv) : conv_(std::move(conv)) {}
+
+  std::vector<Tensor> Run(const kernels::KernelContext& ctx,
+                          kernels::KernelInputs inputs) const override {
+    return {conv_.Run(ctx, kernels::RequiredInput("NchwcConv", inputs, 0, "X"),
+                      kernels::OptionalInput(inputs, 3))};
+  }
+  const char* kind() const override { return "prepared nchwc conv"; }
+
+ private:
+  kernels::PreparedNchwcConv conv_;
+};
+
 class PreparedMatMulNodeKernel : public NodeKernel {
  public:
   PreparedMatMulNodeKernel(std::string op, kernels::PreparedMatMul matmul)
@@ -90,6 +106,11 @@ std::unique_ptr<NodeKernel> MakeNodeKernel(const Node& node,
       node.inputs.size() <= 3) {
     return std::make_unique<PreparedConvNodeKernel>(
         kernels::PreparedConv(attrs, *constant(1), constant(2), isa));
+  }
+  if (node.op_type == "NchwcConv" && IsFloat32(constant(1)) &&
+      (!present(2) || IsFloat32(constant(2))) && node.inputs.size() <= 4) {
+    return std::make_unique<PreparedNchwcConvNodeKernel>(
+        kernels::PreparedNchwcConv(attrs, *constant(1), constant(2), isa));
   }
   const bool matmul = node.op_type == "MatMul" && node.inputs.size() == 2;
   const bool gemm = node.op_type == "Gemm" && node.inputs.size() <= 3;

@@ -2,6 +2,7 @@
 // kernel lifecycle. Built once per session node:
 //  - Conv with constant float32 weights (and bias): a kernels::PreparedConv,
 //    which packs the weights once;
+//  - NchwcConv with constant weights: a kernels::PreparedNchwcConv;
 //  - MatMul / Gemm with a constant 2-D float32 B: a kernels::PreparedMatMul;
 //  - anything else: the registry kernel with the node's attributes
 //    converted once.
@@ -28,7 +29,8 @@ class NodeKernel {
   virtual ~NodeKernel() = default;
   virtual std::vector<Tensor> Run(const kernels::KernelContext& ctx,
                                   kernels::KernelInputs inputs) const = 0;
-  // "registry", "prepared conv", "prepared matmul": for tests and traces.
+  // "registry", "prepared conv", "prepared nchwc conv", "prepared matmul":
+  // for tests and traces.
   virtual const char* kind() const = 0;
 };
 

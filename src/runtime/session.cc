@@ -11,6 +11,7 @@
 #include "runtime/feed_check.h"
 #include "runtime/graph_executor.h"
 #include "runtime/process_isa.h"
+#include "kernels/nchwc/nchwc.h"
 #include "threading/runtime.h"
 
 namespace loom {
@@ -76,6 +77,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
   verify_graph(graph);
   graph::OptimizationOptions optimization;
   optimization.level = options.optimization_level;
+  optimization.nchwc_block = options.blocked_layout ? kernels::NchwcBlockSize(isa) : 0;
   optimization.evaluate = [intra_pool, isa](const Node& node,
                                             const std::vector<const Tensor*>& inputs) {
     const kernels::KernelRegistration* registration = kernels::FindKernel(node.op_type);

@@ -23,6 +23,8 @@ constexpr const char* kUsage =
     "            uniform [-1, 1) values (integers: zeros). --save-outputs writes\n"
     "            DIR/<output name>.npy. Defaults: 3 warm-up runs, 20 timed ones\n"
     "            (fewer, at least 5, for models slower than 0.5 s a run).\n"
+    "            --no-blocked-layout keeps convolutions in NCHW (no NCHWc reorders),\n"
+    "            to compare the two layouts (also for trace).\n"
     "       loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input ...] -o FILE\n"
     "  trace     one run after a warm-up, as a Chrome/Perfetto trace (open FILE in\n"
     "            ui.perfetto.dev), and the time per op type.\n"

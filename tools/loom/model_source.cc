@@ -27,6 +27,8 @@ bool ParseModelFlag(FlagReader& flags, ModelFlags& out) {
     out.inter = static_cast<int>(flags.IntValue(0, kMax));
   } else if (flags.Is("--batch")) {
     out.batch = flags.IntValue(1, kMaxBatch);
+  } else if (flags.Is("--no-blocked-layout")) {
+    out.blocked_layout = false;
   } else if (flags.Is("--input")) {
     out.inputs.push_back(ParseInputFlag(flags.StringValue()));
   } else if (flags.IsPositional()) {
@@ -40,6 +42,12 @@ bool ParseModelFlag(FlagReader& flags, ModelFlags& out) {
 void ApplyThreadFlags(const ModelFlags& flags) {
   if (flags.intra) config::threading::set_intra_op_parallelism_threads(*flags.intra);
   if (flags.inter) config::threading::set_inter_op_parallelism_threads(*flags.inter);
+}
+
+SessionOptions SessionOptionsFor(const ModelFlags& flags) {
+  SessionOptions options;
+  options.blocked_layout = flags.blocked_layout;
+  return options;
 }
 
 Model LoadModel(const std::optional<std::string>& path) {

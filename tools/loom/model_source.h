@@ -9,17 +9,19 @@
 
 #include "cli_flags.h"
 #include "loom/graph.h"
+#include "loom/session.h"
 #include "model_inputs.h"
 
 namespace loom::cli {
 
 // The flags `run`, `trace` and `tune` share: [MODEL] --intra N --inter N
-// --batch B --input NAME=FILE.npy.
+// --batch B --input NAME=FILE.npy --no-blocked-layout.
 struct ModelFlags {
   std::optional<std::string> model;
   std::optional<int> intra, inter;  // 0 = automatic, as in the API
   std::optional<int64_t> batch;
   std::vector<InputFile> inputs;
+  bool blocked_layout = true;  // --no-blocked-layout: keep every node NCHW (A/B)
 };
 
 // Consumes the reader's current argument if it is one of ModelFlags (a
@@ -29,6 +31,9 @@ bool ParseModelFlag(FlagReader& flags, ModelFlags& out);
 // --intra/--inter as loom::config::threading calls, before the runtime
 // starts: an environment variable still outranks them, with a warning.
 void ApplyThreadFlags(const ModelFlags& flags);
+
+// The session options these flags ask for.
+SessionOptions SessionOptionsFor(const ModelFlags& flags);
 
 struct Model {
   std::string label;  // the path as given, or "demo"

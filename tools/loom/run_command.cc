@@ -1,5 +1,6 @@
 // `loom run [MODEL.onnx] [--intra N] [--inter N] [--batch B] [--iterations N]
-// [--warmup N] [--input NAME=FILE.npy]... [--save-outputs DIR] [--json]`:
+// [--warmup N] [--input NAME=FILE.npy]... [--save-outputs DIR] [--json]
+// [--no-blocked-layout]`:
 // the project's main job. Runs a model (or the built-in demo network) on the
 // global runtime and reports latency, throughput, CPU use, the threads in
 // the process and the outputs.
@@ -75,7 +76,8 @@ int RunCommand(const std::vector<std::string>& args) {
   Model model = LoadModel(flags.model.model);
   const Feeds feeds =
       BuildFeeds(model.graph, flags.model.batch, ReadInputFiles(flags.model.inputs));
-  const Session session(std::move(model.graph));  // starts the runtime
+  const Session session(std::move(model.graph),
+                        SessionOptionsFor(flags.model));  // starts the runtime
 
   std::vector<Tensor> outputs;
   const Clock::time_point warmup_start = Clock::now();

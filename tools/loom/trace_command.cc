@@ -1,5 +1,5 @@
 // `loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input NAME=FILE]
-// -o FILE`: one traced run (after a warm-up run, so the trace shows the
+// [--no-blocked-layout] -o FILE`: one traced run (after a warm-up run, so the trace shows the
 // steady state, not first-run packing and allocation) written as a
 // Chrome / Perfetto trace, and the time per op type printed.
 #include <cstdio>
@@ -44,7 +44,7 @@ int TraceCommand(const std::vector<std::string>& args) {
   Model model = LoadModel(flags.model.model);
   const Feeds feeds =
       BuildFeeds(model.graph, flags.model.batch, ReadInputFiles(flags.model.inputs));
-  const Session session(std::move(model.graph));
+  const Session session(std::move(model.graph), SessionOptionsFor(flags.model));
 
   session.run(feeds.tensors);  // warm-up
   RunStats stats;

@@ -38,6 +38,10 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
       }
       if (!changed) break;
     }
+    if (options.level >= 2 && options.nchwc_block != 0) {
+      InferTypes(graph);  // the layout pass reads channel counts
+      UseBlockedLayout(graph, options.nchwc_block);
+    }
   }
   InferTypes(graph);
 }

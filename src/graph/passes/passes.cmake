@@ -9,6 +9,7 @@ add_library(loom_graph_passes STATIC
   passes/dead_node_elimination.cc
   passes/graph_edit.cc
   passes/kernel_attributes.cc
+  passes/nchwc_layout.cc
   passes/optimize.cc
 )
 target_link_libraries(loom_graph_passes PUBLIC loom_graph PRIVATE loom_warnings)
@@ -22,6 +23,6 @@ endif()
 loom_add_test(NAME loom_graph_passes_test
   SOURCES passes/batchnorm_folding_test.cc passes/bias_activation_fusion_test.cc
           passes/constant_folding_test.cc passes/dead_node_elimination_test.cc
-          passes/kernel_attributes_test.cc passes/optimize_test.cc
+          passes/kernel_attributes_test.cc passes/nchwc_layout_test.cc passes/optimize_test.cc
           passes/testing/graph_eval_test.cc
   LIBS loom_graph_passes loom_graph_eval loom_kernel_test_util LABELS graph)

@@ -12,8 +12,9 @@
 // graph does not tell are skipped, never guessed. Stale value_types entries
 // of removed values are dropped; new ones wait for InferTypes.
 //
-// Layout: the kernels run NCHW natively, as ONNX models are written, so there
-// is no layout pass; one would go here if an NHWC kernel ever wins.
+// Layout: ONNX models are NCHW; UseBlockedLayout moves convolution chains to
+// the channel-blocked layout (kernels/nchwc/nchwc.h) with reorders at the
+// edges only. It runs last, once, because the other passes match plain ops.
 //
 // Errors: FoldConstants rethrows a kernel error as InvalidArgumentError
 // naming the node; the other passes throw nothing on a valid graph (a
@@ -69,16 +70,29 @@ bool FoldBatchNormalization(Graph& graph);
 // ignores the activation attributes.
 bool FuseBiasAndActivation(Graph& graph);
 
+// Converts runs of 2-D Conv / pooling / elementwise / channel Concat nodes to
+// the NCHWc ops of kernels/nchwc/nchwc.h with blocks of `block` (8 or 16)
+// channels; NchwcReorderInput/NchwcReorderOutput nodes convert at the edges,
+// and every value an unconverted node or a graph output reads keeps its name
+// (nchwc_layout.cc lists the conditions). Needs the value types of a prior
+// InferTypes; a node whose shapes are unknown stays NCHW. Throws
+// InvalidArgumentError for another block size.
+bool UseBlockedLayout(Graph& graph, int block);
+
 struct OptimizationOptions {
   // 0: none; 1: constant folding and dead-node elimination; 2: 1 plus the
   // fusions (the default).
   int level = 2;
   NodeEvaluator evaluate;  // required for level >= 1
+  // At level 2: the channel block of the blocked layout (8 or 16, from the
+  // ISA: kernels::NchwcBlockSize), or 0 to keep every node NCHW.
+  int nchwc_block = 0;
 };
 
 // Level >= 1 verifies the graph, then repeats dead-node elimination, constant
 // folding and (level 2) batch-norm folding and fusion until none changes
-// anything; every level ends with type inference. Throws
+// anything, then (level 2, nchwc_block set) chooses the blocked layout;
+// every level ends with type inference. Throws
 // InvalidArgumentError for a level outside 0..2, a missing evaluator at
 // level >= 1, or an invalid graph.
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options);

@@ -1,0 +1,40 @@
+// NCHWc inner loops (nchwc_micro_kernel_impl.h) with AVX2 + FMA: blocks of
+// 8 floats, register tiles of 2 output blocks x 6 columns (12 accumulators,
+// 2 weight vectors and one broadcast: 15 of the 16 ymm registers).
+#include <immintrin.h>
+
+#include "kernels/nchwc/nchwc_micro_kernel_impl.h"
+
+namespace loom::kernels {
+namespace {
+
+struct Avx2 {
+  using V = __m256;
+  static constexpr int kBlock = 8;
+  static constexpr int kTileBlocks = 2;
+  static constexpr int kTileWidth = 6;
+  static constexpr int kDepthwiseWidth = 8;
+  static V Load(const float* p) { return _mm256_loadu_ps(p); }
+  static void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V Broadcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V Zero() { return _mm256_setzero_ps(); }
+};
+
+}  // namespace
+
+const NchwcMicroKernels& NchwcMicroKernelsAvx2() {
+  static constexpr NchwcMicroKernels kKernels{
+      .isa = Isa::kAvx2Fma,
+      .block = Avx2::kBlock,
+      .conv_segment = nchwc_detail::ConvSegmentAnyInput<Avx2>,
+      .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx2>,
+      .tile_blocks = Avx2::kTileBlocks,
+      .tile_width = Avx2::kTileWidth,
+  };
+  return kKernels;
+}
+
+}  // namespace loom::kernels

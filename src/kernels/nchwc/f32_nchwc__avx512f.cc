@@ -1,0 +1,41 @@
+// NCHWc inner loops (nchwc_micro_kernel_impl.h) with AVX-512F: blocks of 16
+// floats, register tiles of 4 output blocks x 6 columns (24 accumulators, 4
+// weight vectors and one broadcast: 29 of the 32 zmm registers).
+#include <immintrin.h>
+
+#include "kernels/nchwc/nchwc_micro_kernel_impl.h"
+
+namespace loom::kernels {
+namespace {
+
+struct Avx512 {
+  using V = __m512;
+  static constexpr int kBlock = 16;
+  static constexpr int kTileBlocks = 4;
+  static constexpr int kTileWidth = 6;
+  static constexpr int kDepthwiseWidth = 8;
+  static V Load(const float* p) { return _mm512_loadu_ps(p); }
+  static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V Broadcast(const float* p) { return _mm512_set1_ps(*p); }
+  static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  // The masked form: GCC 12 warns that the plain one reads an undefined vector.
+  static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
+  static V Zero() { return _mm512_setzero_ps(); }
+};
+
+}  // namespace
+
+const NchwcMicroKernels& NchwcMicroKernelsAvx512() {
+  static constexpr NchwcMicroKernels kKernels{
+      .isa = Isa::kAvx512f,
+      .block = Avx512::kBlock,
+      .conv_segment = nchwc_detail::ConvSegmentAnyInput<Avx512>,
+      .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx512>,
+      .tile_blocks = Avx512::kTileBlocks,
+      .tile_width = Avx512::kTileWidth,
+  };
+  return kKernels;
+}
+
+}  // namespace loom::kernels

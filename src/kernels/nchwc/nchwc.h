@@ -1,0 +1,117 @@
+// The channel-blocked layout (NCHWc) and the kernels that run on it.
+//
+// Layout: a 2-D activation [N, C, H, W] is stored as [N, ceil(C/B), H, W, B]:
+// channel c lives in block c / B, lane c % B, so the B channels of one pixel
+// are one vector. B is the vector width of the ISA (NchwcBlockSize): 16
+// floats for AVX-512, 8 for AVX2 and the portable path. Lanes past C in the
+// last block are padding: the reorder writes zeros there, every kernel here
+// keeps them finite, and a convolution reading a blocked tensor multiplies
+// them by zero weights, so they never reach a real channel.
+//
+// The graph optimizer (graph/passes/nchwc_layout.cc) chooses this layout for
+// runs of convolutions, pools and elementwise ops and puts reorders only at
+// the edges; these kernels never convert layouts behind the graph's back.
+// Ops (Loom-internal, registered in kernels/registry.cc):
+//
+//   NchwcReorderInput(X [N, C, H, W]) -> [N, ceil(C/B), H, W, B]   attr block
+//   NchwcReorderOutput(X blocked) -> [N, channels, H, W]           attr channels
+//   NchwcConv(X, W, B?, Sum?) -> blocked [N, ceil(M/B), OH, OW, B]
+//       ONNX Conv's attributes plus `block`, the fused activation
+//       (fused_activation.h) and `input_layout` ("nchwc", or "nchw": X is a
+//       plain [N, C, H, W] tensor, for a first layer with few channels).
+//       W is ONNX's [M, C/group, KH, KW]. Sum, when given, is a blocked
+//       tensor of Y's shape added before the activation (the residual Add):
+//         Y = act(conv(X, W) + B + Sum)
+//       Grouped convolutions need C/group and M/group to be multiples of B,
+//       or C/group == M/group == 1 (depthwise).
+//   NchwcMaxPool, NchwcAveragePool(X blocked) -> blocked: ONNX's attributes
+//   NchwcGlobalAveragePool, NchwcGlobalMaxPool(X blocked) -> [N, Cb, 1, 1, B]
+//
+// Algorithms: direct convolution, no im2col. The output is computed in tiles
+// of up to kMaxTileBlocks output blocks x kMaxTileWidth output columns held
+// in registers; each input pixel's value is broadcast and multiplied by one
+// weight vector per output block. When a window can read padding, the input
+// is first copied into a zero-padded scratch (per calling thread, grown
+// only), so the tiles never test bounds. A 1x1, stride-1, unpadded
+// convolution reads its input as one long row of H*W pixels.
+//
+// Parallelism: ParallelFor over (image, group, output-block tile, output row,
+// column chunk); the units and the tiles inside them depend only on shapes,
+// so results are bit-identical for any thread count.
+//
+// Errors: InvalidArgumentError "<Op>: ..." for wrong dtypes, ranks, block
+// sizes or channel counts, as the plain kernels do.
+//
+// Thread safety: a PreparedNchwcConv is immutable; Run may be called
+// concurrently.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/activation.h"
+#include "kernels/attributes.h"
+#include "kernels/op_kernel.h"
+#include "kernels/spatial_geometry.h"
+#include "loom/tensor.h"
+
+namespace loom::kernels {
+
+// The block size kernels for `isa` use: 16 (AVX-512) or 8.
+int NchwcBlockSize(Isa isa);
+
+// Whether NchwcConv can run this convolution (2-D, float32, groups as
+// above): what the layout pass asks before converting a Conv.
+bool NchwcConvSupports(int64_t in_channels, int64_t out_channels, int64_t group,
+                       int64_t kernel_rank, int block);
+
+class PreparedNchwcConv {
+ public:
+  // Checks W and B against the attributes and packs W for `isa` with the
+  // block size `attrs` names (which must be NchwcBlockSize(isa)).
+  PreparedNchwcConv(const Attributes& attrs, const Tensor& weights, const Tensor* bias, Isa isa);
+
+  // `sum` (optional) is a blocked tensor of the output's shape.
+  Tensor Run(const KernelContext& ctx, const Tensor& x, const Tensor* sum) const;
+
+ private:
+  void RunDirect(const KernelContext& ctx, const float* x, const SpatialGeometry& g, int64_t batch,
+                 const float* sum, float* y) const;
+  void RunDepthwise(const KernelContext& ctx, const float* x, const SpatialGeometry& g,
+                    int64_t batch, float* y) const;
+
+  Attributes attrs_;
+  Isa isa_;
+  int block_;
+  bool plain_input_;         // input_layout "nchw"
+  bool depthwise_;
+  int64_t group_;
+  int64_t out_channels_;     // M
+  int64_t in_channels_;      // C
+  int64_t kernel_h_, kernel_w_;
+  Activation activation_;
+  std::vector<float> packed_;  // see nchwc_conv.cc
+  std::vector<float> bias_;    // ceil(M/B)*B values, zero-padded
+};
+
+// The registry's kernels.
+std::vector<Tensor> NchwcConvKernel(const KernelContext& ctx, const Attributes& attrs,
+                                    KernelInputs inputs);
+std::vector<Tensor> NchwcReorderInputKernel(const KernelContext& ctx, const Attributes& attrs,
+                                            KernelInputs inputs);
+std::vector<Tensor> NchwcReorderOutputKernel(const KernelContext& ctx, const Attributes& attrs,
+                                             KernelInputs inputs);
+std::vector<Tensor> NchwcMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs);
+std::vector<Tensor> NchwcAveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                           KernelInputs inputs);
+std::vector<Tensor> NchwcGlobalAveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                                 KernelInputs inputs);
+std::vector<Tensor> NchwcGlobalMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                             KernelInputs inputs);
+
+// Plain-loop layout conversions (also the test oracle's bridge).
+Tensor NchwToNchwc(const Tensor& x, int block);
+Tensor NchwcToNchw(const Tensor& x, int64_t channels);
+
+}  // namespace loom::kernels

@@ -1,0 +1,400 @@
+// NchwcConv (nchwc.h): weight packing (the prepare stage) and the driver
+// that pads the input and shards output tiles over the intra-op pool.
+//
+// Packed weights: per group g, the output blocks in tile groups of up to
+// TB = tile_blocks (the micro-kernel's register tile); a tile group of T
+// blocks starting at block ob0 holds, for each input block icb, tap
+// (kh, kw) and input channel ic of the block, the T x B weights of its
+// output channels side by side, so a tile reads one sequential stream:
+//   packed[(g * OBg + ob0) * S + ((((icb * KH + kh) * KW + kw) * CPB + ic) * T + t) * B + l]
+//     = W[g * Mg + (ob0 + t) * B + l][icb * CPB + ic][kh][kw]   (0 past Mg or Cg)
+// with S = ICBg * KH * KW * CPB * B the floats per output block. CPB
+// (channels per block) is B for a blocked input and C for a plain one (one
+// block holding every channel, so 3 input channels cost 3, not B).
+// Depthwise weights are [cb][kh][kw][B].
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "base/aligned_buffer.h"
+#include "kernels/fused_activation.h"
+#include "kernels/nchwc/nchwc.h"
+#include "kernels/nchwc/nchwc_micro_kernel.h"
+#include "threading/parallel_for.h"
+
+namespace loom::kernels {
+namespace {
+
+constexpr std::string_view kOp = "NchwcConv";
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The zero-padded copy of the input, kept per calling thread and only
+// grown; the pool's workers read it while the caller waits in ParallelFor.
+float* PaddedScratch(size_t floats) {
+  thread_local std::unique_ptr<base::AlignedBuffer> buffer;
+  if (!buffer || buffer->size() < floats * sizeof(float)) {
+    buffer.reset();
+    buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
+  }
+  return static_cast<float*>(buffer->data());
+}
+
+// Output pixels one unit of work covers, in register tiles: enough to
+// amortize the unit's start, few enough that two threads get many units.
+constexpr int64_t kChunkTiles = 8;
+
+// The weights of one input slice of a tile group (see RunDirect): well
+// inside L2 (2 MiB on the development machines) with the input rows and
+// partial sums beside them. ResNet-18's 512-channel 3x3 layer streamed its
+// 1.2 MB per tile group from L2 at 92 GFLOP/s unsliced.
+constexpr int64_t kSliceBytes = 256 * 1024;
+
+// Guess: ~0.012 ns per FMA lane-op at one thread (80 GFLOP/s); only the
+// order of magnitude matters to ParallelFor's cost model.
+constexpr double kNsPerMultiplyAdd = 0.012;
+
+struct Padded {
+  const float* data;
+  int64_t rows, cols;  // padded spatial size
+};
+
+// Copies planes [N * planes] of rows x cols x lanes floats into a zero border
+// of (top, left) and enough rows/columns to cover every window.
+Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
+                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
+  const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+  const int64_t need_rows = (g.output[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1;
+  const int64_t need_cols = (g.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+  const int64_t prows = std::max(top + rows + g.pad_end[0], need_rows);
+  const int64_t pcols = std::max(left + cols + g.pad_end[1], need_cols);
+  int64_t floats = 0;
+  if (__builtin_mul_overflow(planes * prows, pcols * lanes, &floats) ||
+      floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
+    ThrowKernelError(kOp, "the padded input of " + std::to_string(planes) + " planes of " +
+                              std::to_string(prows) + " x " + std::to_string(pcols) +
+                              " exceeds Loom's tensor size limit");
+  }
+  float* out = PaddedScratch(static_cast<size_t>(floats));
+  const int64_t row_floats = pcols * lanes;
+  threading::ParallelFor(ctx.pool, planes * prows, static_cast<double>(row_floats) * 0.1,
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t r = begin; r < end; ++r) {
+                             const int64_t plane = r / prows, pr = r % prows;
+                             float* dst = out + r * row_floats;
+                             const int64_t ir = pr - top;
+                             if (ir < 0 || ir >= rows) {
+                               std::fill(dst, dst + row_floats, 0.0f);
+                               continue;
+                             }
+                             const int64_t copy_cols = std::min(cols, pcols - left);
+                             std::fill(dst, dst + left * lanes, 0.0f);
+                             const float* src = x + (plane * rows + ir) * cols * lanes;
+                             std::copy(src, src + copy_cols * lanes, dst + left * lanes);
+                             std::fill(dst + (left + copy_cols) * lanes, dst + row_floats, 0.0f);
+                           }
+                         });
+  return {out, prows, pcols};
+}
+
+// Applies an activation other than Relu to finished output rows.
+void ApplyRows(const Activation& activation, Isa isa, float* y, int64_t block_stride,
+               int64_t blocks, int64_t floats) {
+  if (activation.kind == ActivationKind::kIdentity || activation.kind == ActivationKind::kRelu) {
+    return;
+  }
+  for (int64_t b = 0; b < blocks; ++b) ApplyActivation(activation, y + b * block_stride, floats, isa);
+}
+
+}  // namespace
+
+int NchwcBlockSize(Isa isa) { return isa == Isa::kAvx512f ? 16 : 8; }
+
+bool NchwcConvSupports(int64_t in_channels, int64_t out_channels, int64_t group,
+                       int64_t kernel_rank, int block) {
+  if (kernel_rank != 2 || group < 1 || in_channels % group != 0 || out_channels % group != 0) {
+    return false;
+  }
+  if (group == 1) return true;
+  const int64_t cg = in_channels / group, mg = out_channels / group;
+  if (cg == 1 && mg == 1) return true;  // depthwise
+  return cg % block == 0 && mg % block == 0;
+}
+
+PreparedNchwcConv::PreparedNchwcConv(const Attributes& attrs, const Tensor& weights,
+                                     const Tensor* bias, Isa isa)
+    : attrs_(attrs), isa_(isa) {
+  CheckDType(kOp, "W", weights, {DType::kFloat32});
+  CheckRank(kOp, "W", weights, 4);
+  block_ = static_cast<int>(attrs.get_int("block"));
+  if (block_ != NchwcBlockSize(isa)) {
+    ThrowKernelError(kOp, "attribute 'block' is " + std::to_string(block_) + " but ISA " +
+                              std::string(IsaName(isa)) + " uses blocks of " +
+                              std::to_string(NchwcBlockSize(isa)));
+  }
+  const std::string layout = attrs.get_string("input_layout", "nchwc");
+  if (layout != "nchwc" && layout != "nchw") {
+    ThrowKernelError(kOp, "attribute 'input_layout' must be 'nchwc' or 'nchw' (got '" + layout +
+                              "')");
+  }
+  plain_input_ = layout == "nchw";
+  group_ = attrs.get_int("group", 1);
+  out_channels_ = weights.shape().dim(0);
+  const int64_t cg = weights.shape().dim(1);
+  kernel_h_ = weights.shape().dim(2);
+  kernel_w_ = weights.shape().dim(3);
+  if (group_ < 1 || out_channels_ % group_ != 0) {
+    ThrowKernelError(kOp, "group " + std::to_string(group_) +
+                              " must be positive and divide the output channels of 'W' (shape " +
+                              weights.shape().to_string() + ")");
+  }
+  in_channels_ = cg * group_;
+  const int64_t mg = out_channels_ / group_;
+  depthwise_ = group_ > 1 && cg == 1 && mg == 1;
+  if (!NchwcConvSupports(in_channels_, out_channels_, group_, 2, block_) ||
+      (plain_input_ && group_ != 1)) {
+    ThrowKernelError(kOp, "group " + std::to_string(group_) + " with 'W' of shape " +
+                              weights.shape().to_string() +
+                              " needs channels per group that are multiples of the block " +
+                              std::to_string(block_) + " (or depthwise on a blocked input)");
+  }
+  activation_ = FusedActivationFromAttributes(kOp, attrs);
+  std::vector<int64_t> probe(2, 1 << 20);
+  ResolveSpatialGeometry(kOp, attrs_, probe, std::vector<int64_t>{kernel_h_, kernel_w_});
+
+  const int64_t B = block_;
+  const int64_t out_blocks = CeilDiv(out_channels_, B);
+  bias_.assign(static_cast<size_t>(out_blocks * B), 0.0f);
+  if (bias != nullptr) {
+    CheckDType(kOp, "B", *bias, {DType::kFloat32});
+    if (bias->shape().rank() != 1 || bias->shape().dim(0) != out_channels_) {
+      ThrowKernelError(kOp, "input 'B' must have shape [" + std::to_string(out_channels_) +
+                                "] (got shape " + bias->shape().to_string() + ")");
+    }
+    std::copy(bias->data<float>(), bias->data<float>() + out_channels_, bias_.begin());
+  }
+  const float* w = weights.data<float>();
+  const int64_t taps = kernel_h_ * kernel_w_;
+  if (depthwise_) {
+    packed_.assign(static_cast<size_t>(out_blocks * taps * B), 0.0f);
+    for (int64_t c = 0; c < out_channels_; ++c) {
+      for (int64_t t = 0; t < taps; ++t) {
+        packed_[static_cast<size_t>(((c / B) * taps + t) * B + c % B)] = w[c * taps + t];
+      }
+    }
+    return;
+  }
+  const int64_t obg = CeilDiv(mg, B);
+  const int64_t icbg = plain_input_ ? 1 : CeilDiv(cg, B);
+  const int64_t cpb = plain_input_ ? cg : B;
+  const int64_t per_block = icbg * taps * cpb * B;
+  const int64_t tile_blocks = NchwcMicroKernelsFor(isa).tile_blocks;
+  packed_.assign(static_cast<size_t>(group_ * obg * per_block), 0.0f);
+  for (int64_t g = 0; g < group_; ++g) {
+    for (int64_t m = 0; m < mg; ++m) {
+      const int64_t ob = m / B;
+      const int64_t ob0 = ob / tile_blocks * tile_blocks;
+      const int64_t blocks = std::min(tile_blocks, obg - ob0);
+      for (int64_t c = 0; c < cg; ++c) {
+        for (int64_t t = 0; t < taps; ++t) {
+          const int64_t step = ((c / cpb) * taps + t) * cpb + c % cpb;
+          const int64_t at = (g * obg + ob0) * per_block + (step * blocks + ob - ob0) * B + m % B;
+          packed_[static_cast<size_t>(at)] = w[((g * mg + m) * cg + c) * taps + t];
+        }
+      }
+    }
+  }
+}
+
+Tensor PreparedNchwcConv::Run(const KernelContext& ctx, const Tensor& x, const Tensor* sum) const {
+  if (ctx.isa != isa_) {
+    ThrowKernelError(kOp, "prepared for ISA " + std::string(IsaName(isa_)) + ", run with " +
+                              std::string(IsaName(ctx.isa)));
+  }
+  CheckDType(kOp, "X", x, {DType::kFloat32});
+  const int64_t B = block_;
+  int64_t batch = 0, rows = 0, cols = 0;
+  if (plain_input_) {
+    CheckRank(kOp, "X", x, 4);
+    if (x.shape().dim(1) != in_channels_) {
+      ThrowKernelError(kOp, "input 'X' (NCHW) has shape " + x.shape().to_string() + " but 'W' expects " +
+                                std::to_string(in_channels_) + " channels");
+    }
+  } else {
+    CheckRank(kOp, "X", x, 5);
+    if (x.shape().dim(1) != CeilDiv(in_channels_, B) || x.shape().dim(4) != B) {
+      ThrowKernelError(kOp, "input 'X' (NCHWc) has shape " + x.shape().to_string() +
+                                " but 'W' expects " + std::to_string(in_channels_) +
+                                " channels in blocks of " + std::to_string(B) + " ([N, " +
+                                std::to_string(CeilDiv(in_channels_, B)) + ", H, W, " +
+                                std::to_string(B) + "])");
+    }
+  }
+  batch = x.shape().dim(0);
+  rows = x.shape().dim(2);
+  cols = x.shape().dim(3);
+  const SpatialGeometry g = ResolveSpatialGeometry(
+      kOp, attrs_, std::vector<int64_t>{rows, cols}, std::vector<int64_t>{kernel_h_, kernel_w_});
+  const int64_t out_blocks = CeilDiv(out_channels_, B);
+  Tensor y = Tensor::uninitialized(
+      DType::kFloat32, Shape({batch, out_blocks, g.output[0], g.output[1], B}));
+  if (sum != nullptr) {
+    CheckDType(kOp, "Sum", *sum, {DType::kFloat32});
+    if (sum->shape() != y.shape()) {
+      ThrowKernelError(kOp, "input 'Sum' has shape " + sum->shape().to_string() +
+                                " but the output has shape " + y.shape().to_string());
+    }
+  }
+  if (y.num_elements() == 0) return y;
+  if (depthwise_) {
+    if (sum != nullptr) ThrowKernelError(kOp, "a depthwise convolution takes no 'Sum'");
+    RunDepthwise(ctx, x.data<float>(), g, batch, y.data<float>());
+  } else {
+    RunDirect(ctx, x.data<float>(), g, batch, sum != nullptr ? sum->data<float>() : nullptr,
+              y.data<float>());
+  }
+  return y;
+}
+
+void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
+                                  const SpatialGeometry& g, int64_t batch, const float* sum,
+                                  float* y) const {
+  const NchwcMicroKernels& mk = NchwcMicroKernelsFor(isa_);
+  const int64_t B = block_;
+  const int64_t in_planes = plain_input_ ? in_channels_ : CeilDiv(in_channels_, B);
+  const int64_t lanes = plain_input_ ? 1 : B;
+  int64_t rows = g.input[0], cols = g.input[1];
+  if (g.has_padding()) {
+    const Padded padded = PadInput(ctx, x, batch * in_planes, rows, cols, lanes, g);
+    x = padded.data;
+    rows = padded.rows;
+    cols = padded.cols;
+  }
+  const int64_t pixels = g.output[0] * g.output[1];
+  const int64_t cg = in_channels_ / group_, mg = out_channels_ / group_;
+  const int64_t obg = CeilDiv(mg, B);
+  const int64_t icbg = plain_input_ ? 1 : CeilDiv(cg, B);
+  const int64_t cpb = plain_input_ ? cg : B;
+  const int64_t taps = kernel_h_ * kernel_w_;
+  const int64_t per_block = icbg * taps * cpb * B;
+  // Input blocks per slice: a tile group's weights for one slice within
+  // kSliceBytes.
+  const int64_t block_weight_bytes =
+      mk.tile_blocks * taps * cpb * B * static_cast<int64_t>(sizeof(float));
+  const int64_t slice = std::clamp<int64_t>(kSliceBytes / block_weight_bytes, 1, icbg);
+  const int64_t tile_groups = CeilDiv(obg, mk.tile_blocks);
+  // Pixel chunks of whole tiles, about kChunkTiles tiles each.
+  const int64_t chunks = std::max<int64_t>(1, pixels / (mk.tile_width * kChunkTiles));
+  const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), mk.tile_width) * mk.tile_width;
+  const int64_t in_image = in_planes * rows * cols * lanes;
+  const int64_t out_image = CeilDiv(out_channels_, B) * pixels * B;
+  const int64_t units = batch * group_ * tile_groups * chunks;
+  const double cost = kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk) *
+                      static_cast<double>(cg * taps);
+  const bool relu = activation_.kind == ActivationKind::kRelu;
+
+  threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
+    NchwcConvParams p;
+    p.in_block_stride = rows * cols * lanes;
+    p.in_row_stride = cols * lanes;
+    p.in_col_stride = lanes;
+    p.in_channel_stride = plain_input_ ? rows * cols : 1;
+    p.in_blocks = icbg;
+    p.channels_per_block = cpb;
+    p.kernel_h = kernel_h_;
+    p.kernel_w = kernel_w_;
+    p.stride_h = g.stride[0];
+    p.stride_w = g.stride[1];
+    p.dilation_h = g.dilation[0];
+    p.dilation_w = g.dilation[1];
+    p.out_block_stride = pixels * B;
+    p.out_width = g.output[1];
+    p.relu = relu;
+    for (int64_t u = begin; u < end; ++u) {
+      int64_t rest = u;
+      const int64_t c = rest % chunks;
+      rest /= chunks;
+      const int64_t tg = rest % tile_groups;
+      rest /= tile_groups;
+      const int64_t gi = rest % group_;
+      const int64_t n = rest / group_;
+      const int64_t first_block = gi * obg + tg * mk.tile_blocks;  // of the whole output
+      const int64_t blocks = std::min<int64_t>(mk.tile_blocks, obg - tg * mk.tile_blocks);
+      p.input = x + n * in_image + gi * icbg * p.in_block_stride;
+      p.weights = packed_.data() + first_block * per_block;
+      p.bias = bias_.data() + first_block * B;
+      const int64_t out_offset = n * out_image + first_block * p.out_block_stride;
+      p.output = y + out_offset;
+      p.sum = sum != nullptr ? sum + out_offset : nullptr;
+      const int64_t pixel_begin = c * chunk, pixel_end = std::min(pixels, pixel_begin + chunk);
+      if (pixel_begin >= pixel_end) continue;
+      // Input blocks in slices whose weights stay in L2 across the unit's
+      // tiles; the partial sums stay in L1 between slices.
+      const float* input = p.input;
+      const float* weights = p.weights;
+      for (int64_t s0 = 0; s0 < icbg; s0 += slice) {
+        p.in_blocks = std::min(slice, icbg - s0);
+        p.input = input + s0 * p.in_block_stride;
+        p.weights = weights + s0 * taps * cpb * blocks * B;
+        p.accumulate = s0 > 0;
+        p.finish = s0 + p.in_blocks == icbg;
+        mk.conv_segment(p, blocks, pixel_begin, pixel_end);
+      }
+      ApplyRows(activation_, isa_, p.output + pixel_begin * B, p.out_block_stride, blocks,
+                (pixel_end - pixel_begin) * B);
+    }
+  });
+}
+
+void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
+                                     const SpatialGeometry& g, int64_t batch, float* y) const {
+  const NchwcMicroKernels& mk = NchwcMicroKernelsFor(isa_);
+  const int64_t B = block_;
+  const int64_t blocks = CeilDiv(in_channels_, B);
+  const int64_t rows = g.input[0], cols = g.input[1];
+  const int64_t out_rows = g.output[0], out_cols = g.output[1];
+  const int64_t units = batch * blocks * out_rows;
+  const double cost = kNsPerMultiplyAdd * static_cast<double>(out_cols * B * kernel_h_ * kernel_w_);
+  const bool relu = activation_.kind == ActivationKind::kRelu;
+  threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
+    NchwcDepthwiseParams p;
+    p.in_block_stride = rows * cols * B;
+    p.in_row_stride = cols * B;
+    p.in_rows = rows;
+    p.in_cols = cols;
+    p.pad_top = g.pad_begin[0];
+    p.pad_left = g.pad_begin[1];
+    p.kernel_h = kernel_h_;
+    p.kernel_w = kernel_w_;
+    p.stride_h = g.stride[0];
+    p.stride_w = g.stride[1];
+    p.dilation_h = g.dilation[0];
+    p.dilation_w = g.dilation[1];
+    p.weights = packed_.data();
+    p.bias = bias_.data();
+    p.out_block_stride = out_rows * out_cols * B;
+    p.out_row_stride = out_cols * B;
+    p.relu = relu;
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t oh = u % out_rows;
+      const int64_t cb = (u / out_rows) % blocks;
+      const int64_t n = u / (out_rows * blocks);
+      p.input = x + n * blocks * p.in_block_stride;
+      p.output = y + n * blocks * p.out_block_stride;
+      mk.depthwise_segment(p, cb, oh, 0, out_cols);
+      ApplyRows(activation_, isa_, p.output + cb * p.out_block_stride + oh * p.out_row_stride,
+                p.out_block_stride, 1, out_cols * B);
+    }
+  });
+}
+
+std::vector<Tensor> NchwcConvKernel(const KernelContext& ctx, const Attributes& attrs,
+                                    KernelInputs inputs) {
+  CheckInputCount(kOp, inputs, 2, 4);
+  const Tensor& x = RequiredInput(kOp, inputs, 0, "X");
+  const Tensor& w = RequiredInput(kOp, inputs, 1, "W");
+  PreparedNchwcConv conv(attrs, w, OptionalInput(inputs, 2), ctx.isa);
+  return {conv.Run(ctx, x, OptionalInput(inputs, 3))};
+}
+
+}  // namespace loom::kernels

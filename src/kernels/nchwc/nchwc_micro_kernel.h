@@ -1,0 +1,74 @@
+// The ISA-specific inner loops of the NCHWc kernels (nchwc.h), one table per
+// ISA (NchwcMicroKernelsFor). Each variant is the same template
+// (nchwc_micro_kernel_impl.h) instantiated with that ISA's vector type.
+//
+// Coordinates: for the direct convolution the input is already padded
+// (nchwc_conv.cc), so output pixel (oh, ow) reads input pixel
+// (oh * stride_h + kh * dilation_h, ow * stride_w + kw * dilation_w) with no
+// bounds test; the depthwise kernel clips its windows instead.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/isa.h"
+
+namespace loom::kernels {
+
+struct NchwcConvParams {
+  const float* input;           // channel block 0 of this image and group, row 0, column 0
+  int64_t in_block_stride;      // floats between input channel blocks
+  int64_t in_row_stride;        // floats between input rows
+  int64_t in_col_stride;        // floats between input columns (B blocked, 1 plain)
+  int64_t in_channel_stride;    // floats between channels of a block (1 blocked)
+  int64_t in_blocks;            // input channel blocks summed over
+  int64_t channels_per_block;   // B blocked; C (all channels in one block) plain
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  const float* weights;         // this tile group's packed weights: [icb][kh][kw][ic][blocks][B]
+  const float* bias;            // B values per output block, from the group's first
+  float* output;                // the tile group's first output block in this image
+  int64_t out_block_stride;     // floats between output blocks (OH * OW * B)
+  int64_t out_width;            // OW: output pixel p is row p / OW, column p % OW
+  const float* sum;             // null, or a tensor laid out as `output`
+  bool relu;                    // max(0, .) applied in registers
+  // Input channel blocks may come in slices (nchwc_conv.cc): `accumulate`
+  // starts from the output's partial sums instead of the bias, `finish`
+  // (the last slice) adds `sum` and applies relu.
+  bool accumulate;
+  bool finish;
+};
+
+// Depthwise reads the unpadded input and clips each window to it.
+struct NchwcDepthwiseParams {
+  const float* input;  // blocked input of one image, block 0
+  int64_t in_block_stride, in_row_stride;
+  int64_t in_rows, in_cols, pad_top, pad_left;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  const float* weights;  // [cb][kh][kw][B]
+  const float* bias;     // B per block
+  float* output;
+  int64_t out_block_stride, out_row_stride;
+  bool relu;
+};
+
+struct NchwcMicroKernels {
+  Isa isa;
+  int block;  // floats per vector
+  // One tile group of `blocks` (<= tile_blocks) output blocks, output
+  // pixels [pixel_begin, pixel_end) in row-major order: register tiles of
+  // `blocks` blocks x up to tile_width consecutive pixels (across rows).
+  void (*conv_segment)(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin,
+                       int64_t pixel_end);
+  void (*depthwise_segment)(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh,
+                            int64_t ow_begin, int64_t ow_end);
+  int tile_blocks;  // output blocks per register tile
+  int tile_width;   // output pixels per register tile
+};
+
+const NchwcMicroKernels& NchwcMicroKernelsPortable();
+const NchwcMicroKernels& NchwcMicroKernelsAvx2();
+const NchwcMicroKernels& NchwcMicroKernelsAvx512();
+
+// The table for `isa` (which the CPU must support).
+const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa);
+
+}  // namespace loom::kernels

@@ -1,0 +1,231 @@
+// The NCHWc inner loops as templates over a vector type `T` (one per ISA
+// file: f32_nchwc__<isa>.cc). Include only from those files, with `T`
+// declared in an anonymous namespace there, so every instantiation has
+// internal linkage and the linker cannot merge an AVX-512 copy into the
+// portable one.
+//
+// T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth,
+// Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
+// = a * b + c, Add, Max, Zero.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/nchwc/nchwc_micro_kernel.h"
+
+namespace loom::kernels::nchwc_detail {
+
+// One register tile: OB output blocks x OW output pixels, summed over every
+// input channel and tap. `in[j]` is pixel j's input at tap (0, 0) of
+// channel 0; `w` the tile's packed weights (one OB x B row per channel and
+// tap, read front to back: a single stream for the prefetcher); `out`
+// (and `sum`) the tile's first pixel of its first block: the OW pixels are
+// consecutive in the output, possibly across a row end.
+template <class T, int OB, int OW, bool kBlocked>
+inline void ConvTile(const NchwcConvParams& p, const float* const* in, const float* w,
+                     const float* bias, float* out, const float* sum) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  const int64_t obs = p.out_block_stride;
+  V acc[OB][OW];
+  if (p.accumulate) {
+#pragma GCC unroll 8
+    for (int ob = 0; ob < OB; ++ob) {
+#pragma GCC unroll 16
+      for (int j = 0; j < OW; ++j) acc[ob][j] = T::Load(out + ob * obs + j * B);
+    }
+  } else {
+#pragma GCC unroll 8
+    for (int ob = 0; ob < OB; ++ob) {
+      const V b = T::Load(bias + ob * B);
+#pragma GCC unroll 16
+      for (int j = 0; j < OW; ++j) acc[ob][j] = b;
+    }
+  }
+  const float* x[OW];
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) x[j] = in[j];
+  const int64_t channels = kBlocked ? B : p.channels_per_block;
+  const int64_t channel_step = kBlocked ? 1 : p.in_channel_stride;
+  const int64_t kw_step = p.dilation_w * p.in_col_stride;
+  const int64_t kh_step = p.dilation_h * p.in_row_stride;
+  for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
+    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+        int64_t offset = icb * p.in_block_stride + kh * kh_step + kw * kw_step;
+#pragma GCC unroll 4
+        for (int64_t ic = 0; ic < channels; ++ic) {
+          V wv[OB];
+#pragma GCC unroll 8
+          for (int ob = 0; ob < OB; ++ob) wv[ob] = T::Load(w + ob * B);
+#pragma GCC unroll 16
+          for (int j = 0; j < OW; ++j) {
+            const V xv = T::Broadcast(x[j] + offset);
+#pragma GCC unroll 8
+            for (int ob = 0; ob < OB; ++ob) acc[ob][j] = T::Fma(wv[ob], xv, acc[ob][j]);
+          }
+          w += OB * B;
+          offset += channel_step;
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int ob = 0; ob < OB; ++ob) {
+#pragma GCC unroll 16
+    for (int j = 0; j < OW; ++j) {
+      V r = acc[ob][j];
+      if (p.finish && sum != nullptr) r = T::Add(r, T::Load(sum + ob * obs + j * B));
+      if (p.finish && p.relu) r = T::Max(r, T::Zero());
+      T::Store(out + ob * obs + j * B, r);
+    }
+  }
+}
+
+// The input of output pixel `pixel` (row-major over the output) at tap (0, 0).
+inline const float* PixelInput(const NchwcConvParams& p, int64_t pixel) {
+  const int64_t oh = pixel / p.out_width, ow = pixel % p.out_width;
+  return p.input + oh * p.stride_h * p.in_row_stride + ow * p.stride_w * p.in_col_stride;
+}
+
+// Tiles of OW pixels over [pixel, pixel_end), then one narrower tile for the rest.
+template <class T, int OB, int OW, bool kBlocked>
+inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_end) {
+  constexpr int B = T::kBlock;
+  for (; pixel + OW <= pixel_end; pixel += OW) {
+    const float* in[OW];
+    for (int j = 0; j < OW; ++j) in[j] = PixelInput(p, pixel + j);
+    ConvTile<T, OB, OW, kBlocked>(p, in, p.weights, p.bias, p.output + pixel * B,
+                                  p.sum != nullptr ? p.sum + pixel * B : nullptr);
+  }
+  if constexpr (OW > 1) {
+    if (pixel < pixel_end) ConvPixels<T, OB, OW - 1, kBlocked>(p, pixel, pixel_end);
+  }
+}
+
+template <class T, bool kBlocked>
+void ConvSegment(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin,
+                 int64_t pixel_end) {
+  static_assert(T::kTileBlocks >= 1 && T::kTileBlocks <= 4);
+  constexpr int W = T::kTileWidth;
+  switch (blocks) {
+    case 1: ConvPixels<T, 1, W, kBlocked>(p, pixel_begin, pixel_end); break;
+    case 2:
+      if constexpr (T::kTileBlocks >= 2) ConvPixels<T, 2, W, kBlocked>(p, pixel_begin, pixel_end);
+      break;
+    case 3:
+      if constexpr (T::kTileBlocks >= 3) ConvPixels<T, 3, W, kBlocked>(p, pixel_begin, pixel_end);
+      break;
+    default:
+      if constexpr (T::kTileBlocks >= 4) ConvPixels<T, 4, W, kBlocked>(p, pixel_begin, pixel_end);
+      break;
+  }
+}
+
+template <class T>
+void ConvSegmentAnyInput(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin,
+                         int64_t pixel_end) {
+  if (p.in_col_stride == T::kBlock && p.in_channel_stride == 1 &&
+      p.channels_per_block == T::kBlock) {
+    ConvSegment<T, true>(p, blocks, pixel_begin, pixel_end);
+  } else {
+    ConvSegment<T, false>(p, blocks, pixel_begin, pixel_end);
+  }
+}
+
+// Depthwise: OW columns of one channel block, every lane its own channel.
+// `in` is the first column's input at tap (kh_begin, kw_begin), `w` the
+// weights of that tap; taps [kh_begin, kh_end) x [kw_begin, kw_end) are
+// summed (the caller clips them to the input, so no padding is read).
+template <class T, int OW>
+inline void DepthwiseTile(const NchwcDepthwiseParams& p, const float* in, const float* w,
+                          const float* bias, float* out, int64_t kh_count, int64_t kw_begin,
+                          int64_t kw_end) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  V acc[OW];
+  const V b = T::Load(bias);
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) acc[j] = b;
+  const int64_t column_step = p.stride_w * B;
+  for (int64_t kh = 0; kh < kh_count; ++kh) {
+    const float* in_row = in + kh * p.dilation_h * p.in_row_stride;
+    const float* w_row = w + kh * p.kernel_w * B;
+    for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
+      const V wv = T::Load(w_row + kw * B);
+      const float* x = in_row + (kw - kw_begin) * p.dilation_w * B;
+#pragma GCC unroll 16
+      for (int j = 0; j < OW; ++j) acc[j] = T::Fma(T::Load(x + j * column_step), wv, acc[j]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) {
+    V r = acc[j];
+    if (p.relu) r = T::Max(r, T::Zero());
+    T::Store(out + j * B, r);
+  }
+}
+
+template <class T, int OW>
+inline void DepthwiseColumns(const NchwcDepthwiseParams& p, const float* in_row, const float* w,
+                             const float* bias, float* out_row, int64_t kh_count, int64_t ow,
+                             int64_t ow_end) {
+  constexpr int B = T::kBlock;
+  for (; ow + OW <= ow_end; ow += OW) {
+    DepthwiseTile<T, OW>(p, in_row + (ow * p.stride_w - p.pad_left) * B, w, bias, out_row + ow * B,
+                         kh_count, 0, p.kernel_w);
+  }
+  if constexpr (OW > 1) {
+    if (ow < ow_end) {
+      DepthwiseColumns<T, OW - 1>(p, in_row, w, bias, out_row, kh_count, ow, ow_end);
+    }
+  }
+}
+
+// First index k in [0, count) with start + k * step >= 0 (count if none).
+inline int64_t FirstInside(int64_t start, int64_t step, int64_t count) {
+  if (start >= 0) return 0;
+  return std::min(count, (-start + step - 1) / step);
+}
+
+// One past the last k in [0, count) with start + k * step < size.
+inline int64_t EndInside(int64_t start, int64_t step, int64_t count, int64_t size) {
+  if (start >= size) return 0;
+  return std::min(count, (size - start + step - 1) / step);
+}
+
+template <class T>
+void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int64_t ow_begin,
+                      int64_t ow_end) {
+  constexpr int B = T::kBlock;
+  const int64_t ih0 = oh * p.stride_h - p.pad_top;
+  const int64_t kh_begin = FirstInside(ih0, p.dilation_h, p.kernel_h);
+  const int64_t kh_end = std::max(kh_begin, EndInside(ih0, p.dilation_h, p.kernel_h, p.in_rows));
+  const float* in_row =
+      p.input + cb * p.in_block_stride + (ih0 + kh_begin * p.dilation_h) * p.in_row_stride;
+  const float* w = p.weights + (cb * p.kernel_h + kh_begin) * p.kernel_w * B;
+  const float* bias = p.bias + cb * B;
+  float* out_row = p.output + cb * p.out_block_stride + oh * p.out_row_stride;
+  // Columns whose whole window lies inside the input run as tiles; the
+  // others clip their taps one column at a time.
+  const int64_t extent = (p.kernel_w - 1) * p.dilation_w;
+  int64_t lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
+  int64_t hi = p.in_cols - 1 - extent + p.pad_left >= 0
+                   ? (p.in_cols - 1 - extent + p.pad_left) / p.stride_w + 1
+                   : 0;
+  lo = std::clamp(lo, ow_begin, ow_end);
+  hi = std::clamp(hi, lo, ow_end);
+  auto edge = [&](int64_t ow) {
+    const int64_t iw0 = ow * p.stride_w - p.pad_left;
+    const int64_t kw_begin = FirstInside(iw0, p.dilation_w, p.kernel_w);
+    const int64_t kw_end = std::max(kw_begin, EndInside(iw0, p.dilation_w, p.kernel_w, p.in_cols));
+    DepthwiseTile<T, 1>(p, in_row + (iw0 + kw_begin * p.dilation_w) * B, w, bias,
+                        out_row + ow * B, kh_end - kh_begin, kw_begin, kw_end);
+  };
+  for (int64_t ow = ow_begin; ow < lo; ++ow) edge(ow);
+  DepthwiseColumns<T, T::kDepthwiseWidth>(p, in_row, w, bias, out_row, kh_end - kh_begin, lo, hi);
+  for (int64_t ow = hi; ow < ow_end; ++ow) edge(ow);
+}
+
+}  // namespace loom::kernels::nchwc_detail

@@ -1,0 +1,54 @@
+// NCHWc inner loops (nchwc_micro_kernel_impl.h) in portable C++: blocks of 8
+// floats as a GCC vector (two SSE registers on x86-64's baseline), tiles of
+// 2 output blocks x 4 columns; no fused multiply-add. Also the table lookup.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/nchwc/nchwc_micro_kernel_impl.h"
+
+namespace loom::kernels {
+namespace {
+
+struct Portable {
+  typedef float V __attribute__((vector_size(32)));
+  static constexpr int kBlock = 8;
+  static constexpr int kTileBlocks = 2;
+  static constexpr int kTileWidth = 4;
+  static constexpr int kDepthwiseWidth = 4;
+  static V Load(const float* p) {
+    V v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  }
+  static void Store(float* p, V v) { std::memcpy(p, &v, sizeof(v)); }
+  static V Broadcast(const float* p) { return V{} + *p; }
+  static V Fma(V a, V b, V c) { return a * b + c; }
+  static V Add(V a, V b) { return a + b; }
+  static V Max(V a, V b) { return a > b ? a : b; }
+  static V Zero() { return V{}; }
+};
+
+}  // namespace
+
+const NchwcMicroKernels& NchwcMicroKernelsPortable() {
+  static constexpr NchwcMicroKernels kKernels{
+      .isa = Isa::kPortable,
+      .block = Portable::kBlock,
+      .conv_segment = nchwc_detail::ConvSegmentAnyInput<Portable>,
+      .depthwise_segment = nchwc_detail::DepthwiseSegment<Portable>,
+      .tile_blocks = Portable::kTileBlocks,
+      .tile_width = Portable::kTileWidth,
+  };
+  return kKernels;
+}
+
+const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512f: return NchwcMicroKernelsAvx512();
+    case Isa::kAvx2Fma: return NchwcMicroKernelsAvx2();
+    case Isa::kPortable: break;
+  }
+  return NchwcMicroKernelsPortable();
+}
+
+}  // namespace loom::kernels

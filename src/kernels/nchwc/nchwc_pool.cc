@@ -1,0 +1,182 @@
+// Pooling on the blocked layout (nchwc.h): MaxPool, AveragePool and the
+// global pools, each lane its own channel. Windows are clipped to the input
+// per output pixel (no padded copy: a pool reads each input a few times at
+// most). Parallel over (image, block, output row).
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "kernels/nchwc/nchwc.h"
+#include "threading/parallel_for.h"
+
+namespace loom::kernels {
+namespace {
+
+constexpr double kNsPerLaneOp = 0.1;
+
+struct BlockedInput {
+  int64_t batch, blocks, rows, cols, block;
+};
+
+BlockedInput CheckBlocked(std::string_view op, const Tensor& x) {
+  CheckDType(op, "X", x, {DType::kFloat32});
+  CheckRank(op, "X", x, 5);
+  const int64_t block = x.shape().dim(4);
+  if (block != 8 && block != 16) {
+    ThrowKernelError(op, "input 'X' must be blocked by 8 or 16 channels (got shape " +
+                             x.shape().to_string() + ")");
+  }
+  return {x.shape().dim(0), x.shape().dim(1), x.shape().dim(2), x.shape().dim(3), block};
+}
+
+enum class PoolKind { kMax, kAverage, kAverageIncludePad };
+
+template <int B>
+void PoolRow(PoolKind kind, const SpatialGeometry& g, const float* in, int64_t oh, float* out) {
+  const int64_t rows = g.input[0], cols = g.input[1];
+  const int64_t ih0 = oh * g.stride[0] - g.pad_begin[0];
+  for (int64_t ow = 0; ow < g.output[1]; ++ow) {
+    const int64_t iw0 = ow * g.stride[1] - g.pad_begin[1];
+    float acc[B];
+    const float init = kind == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+    for (int l = 0; l < B; ++l) acc[l] = init;
+    int64_t real = 0, padded = 0;
+    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+      const int64_t ih = ih0 + kh * g.dilation[0];
+      const bool row_in_pad = ih >= -g.pad_begin[0] && ih < rows + g.pad_end[0];
+      for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+        const int64_t iw = iw0 + kw * g.dilation[1];
+        if (row_in_pad && iw >= -g.pad_begin[1] && iw < cols + g.pad_end[1]) ++padded;
+        if (ih < 0 || ih >= rows || iw < 0 || iw >= cols) continue;
+        ++real;
+        const float* x = in + (ih * cols + iw) * B;
+        if (kind == PoolKind::kMax) {
+          for (int l = 0; l < B; ++l) acc[l] = std::max(acc[l], x[l]);
+        } else {
+          for (int l = 0; l < B; ++l) acc[l] += x[l];
+        }
+      }
+    }
+    float* y = out + ow * B;
+    if (kind == PoolKind::kMax) {
+      for (int l = 0; l < B; ++l) y[l] = acc[l];
+    } else {
+      const int64_t divisor = kind == PoolKind::kAverageIncludePad ? padded : real;
+      const float scale = divisor == 0 ? 0.0f : 1.0f / static_cast<float>(divisor);
+      for (int l = 0; l < B; ++l) y[l] = acc[l] * scale;
+    }
+  }
+}
+
+std::vector<Tensor> WindowPool(std::string_view op, PoolKind kind, const KernelContext& ctx,
+                               const Attributes& attrs, KernelInputs inputs) {
+  CheckInputCount(op, inputs, 1, 1);
+  const Tensor& x = RequiredInput(op, inputs, 0, "X");
+  const BlockedInput in = CheckBlocked(op, x);
+  const std::vector<int64_t> kernel = attrs.get_ints("kernel_shape");
+  if (kernel.size() != 2) {
+    ThrowKernelError(op, "attribute 'kernel_shape' must have 2 values (got " +
+                             std::to_string(kernel.size()) + ")");
+  }
+  SpatialGeometryOptions options;
+  options.allow_ceil_mode = true;
+  const SpatialGeometry g = ResolveSpatialGeometry(op, attrs, std::vector<int64_t>{in.rows, in.cols},
+                                                   kernel, options);
+  Tensor y = Tensor::uninitialized(
+      DType::kFloat32, Shape({in.batch, in.blocks, g.output[0], g.output[1], in.block}));
+  if (y.num_elements() == 0) return {y};
+  const float* src = x.data<float>();
+  float* dst = y.data<float>();
+  const int64_t out_rows = g.output[0];
+  const int64_t in_plane = in.rows * in.cols * in.block;
+  const int64_t out_plane = g.output[0] * g.output[1] * in.block;
+  const double cost = kNsPerLaneOp * static_cast<double>(g.output[1] * in.block * kernel[0] * kernel[1]);
+  threading::ParallelFor(ctx.pool, in.batch * in.blocks * out_rows, cost,
+                         [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t plane = u / out_rows, oh = u % out_rows;
+      const float* plane_in = src + plane * in_plane;
+      float* row_out = dst + plane * out_plane + oh * g.output[1] * in.block;
+      if (in.block == 16) {
+        PoolRow<16>(kind, g, plane_in, oh, row_out);
+      } else {
+        PoolRow<8>(kind, g, plane_in, oh, row_out);
+      }
+    }
+  });
+  return {y};
+}
+
+template <int B>
+void GlobalPoolPlane(bool max, const float* in, int64_t pixels, float* out) {
+  float acc[B];
+  for (int l = 0; l < B; ++l) acc[l] = max ? -std::numeric_limits<float>::infinity() : 0.0f;
+  for (int64_t i = 0; i < pixels; ++i) {
+    const float* x = in + i * B;
+    if (max) {
+      for (int l = 0; l < B; ++l) acc[l] = std::max(acc[l], x[l]);
+    } else {
+      for (int l = 0; l < B; ++l) acc[l] += x[l];
+    }
+  }
+  const float scale = max ? 1.0f : 1.0f / static_cast<float>(pixels);
+  for (int l = 0; l < B; ++l) out[l] = max ? acc[l] : acc[l] * scale;
+}
+
+std::vector<Tensor> GlobalPool(std::string_view op, bool max, const KernelContext& ctx,
+                               KernelInputs inputs) {
+  CheckInputCount(op, inputs, 1, 1);
+  const Tensor& x = RequiredInput(op, inputs, 0, "X");
+  const BlockedInput in = CheckBlocked(op, x);
+  const int64_t pixels = in.rows * in.cols;
+  if (pixels == 0) ThrowKernelError(op, "input 'X' has an empty spatial extent (shape " + x.shape().to_string() + ")");
+  Tensor y = Tensor::uninitialized(DType::kFloat32, Shape({in.batch, in.blocks, 1, 1, in.block}));
+  const float* src = x.data<float>();
+  float* dst = y.data<float>();
+  threading::ParallelFor(ctx.pool, in.batch * in.blocks,
+                         kNsPerLaneOp * static_cast<double>(pixels * in.block),
+                         [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      if (in.block == 16) {
+        GlobalPoolPlane<16>(max, src + p * pixels * 16, pixels, dst + p * 16);
+      } else {
+        GlobalPoolPlane<8>(max, src + p * pixels * 8, pixels, dst + p * 8);
+      }
+    }
+  });
+  return {y};
+}
+
+}  // namespace
+
+std::vector<Tensor> NchwcMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs) {
+  if (attrs.get_int("storage_order", 0) != 0) {
+    ThrowKernelError("NchwcMaxPool", "attribute 'storage_order' must be 0");
+  }
+  return WindowPool("NchwcMaxPool", PoolKind::kMax, ctx, attrs, inputs);
+}
+
+std::vector<Tensor> NchwcAveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                           KernelInputs inputs) {
+  const int64_t include = attrs.get_int("count_include_pad", 0);
+  if (include != 0 && include != 1) {
+    ThrowKernelError("NchwcAveragePool", "attribute 'count_include_pad' must be 0 or 1 (got " +
+                                             std::to_string(include) + ")");
+  }
+  return WindowPool("NchwcAveragePool",
+                    include == 1 ? PoolKind::kAverageIncludePad : PoolKind::kAverage, ctx, attrs,
+                    inputs);
+}
+
+std::vector<Tensor> NchwcGlobalAveragePoolKernel(const KernelContext& ctx, const Attributes&,
+                                                 KernelInputs inputs) {
+  return GlobalPool("NchwcGlobalAveragePool", false, ctx, inputs);
+}
+
+std::vector<Tensor> NchwcGlobalMaxPoolKernel(const KernelContext& ctx, const Attributes&,
+                                             KernelInputs inputs) {
+  return GlobalPool("NchwcGlobalMaxPool", true, ctx, inputs);
+}
+
+}  // namespace loom::kernels

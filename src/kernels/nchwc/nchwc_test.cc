@@ -1,0 +1,260 @@
+// The NCHWc kernels against the plain references (ConvReference and the
+// pool references, double accumulation, NCHW): every case runs the blocked
+// kernel on the reordered input, converts its output back and compares, for
+// each ISA the CPU has and at 1, 2, 3 and 7 threads (bit-identical across
+// thread counts).
+#include "kernels/nchwc/nchwc.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/activation.h"
+#include "kernels/conv.h"
+#include "kernels/fused_activation.h"
+#include "kernels/reference/pool_reference.h"
+#include "kernels/testing/kernel_test_util.h"
+
+namespace loom::kernels {
+namespace {
+
+using testing::BitwiseEqual;
+using testing::PoolWithThreads;
+using testing::RandomTensor;
+using testing::SupportedIsas;
+using Ints = std::vector<int64_t>;
+
+struct ConvCase {
+  std::string name;
+  Ints x_shape;  // NCHW
+  Ints w_shape;
+  Ints strides, pads, dilations;
+  int64_t group = 1;
+  bool plain_input = false;
+  bool bias = true;
+  bool sum = false;
+  ActivationKind activation = ActivationKind::kIdentity;
+};
+
+std::vector<ConvCase> Cases() {
+  using A = ActivationKind;
+  return {
+      {"3x3 pad 1", {1, 16, 7, 9}, {16, 16, 3, 3}, {}, {1, 1, 1, 1}, {}},
+      {"3x3 channels off the block", {2, 5, 11, 13}, {7, 5, 3, 3}, {1, 1}, {1, 1, 1, 1}, {}},
+      {"3x3 stride 2 odd", {1, 20, 11, 13}, {37, 20, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}},
+      {"stem 7x7/2 plain input", {1, 3, 23, 29}, {24, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, {}, 1, true},
+      {"3x3 plain input", {2, 5, 9, 8}, {17, 5, 3, 3}, {}, {1, 1, 1, 1}, {}, 1, true},
+      {"1x1 pointwise", {2, 24, 5, 7}, {40, 24, 1, 1}, {}, {}, {}},
+      {"1x1 on 1x1 spatial", {3, 33, 1, 1}, {70, 33, 1, 1}, {}, {}, {}},
+      {"1x1 stride 2", {1, 8, 9, 9}, {10, 8, 1, 1}, {2, 2}, {}, {}},
+      {"asymmetric pads", {1, 9, 6, 5}, {3, 9, 2, 3}, {1, 2}, {0, 2, 1, 0}, {}, 1, false, false},
+      {"dilation 2", {1, 3, 12, 10}, {4, 3, 3, 3}, {}, {2, 2, 2, 2}, {2, 2}},
+      {"dilation 3 stride 3", {1, 17, 19, 17}, {9, 17, 3, 2}, {3, 3}, {1, 0, 2, 2}, {3, 1}},
+      {"grouped, 16 per group", {1, 64, 6, 7}, {64, 16, 3, 3}, {}, {1, 1, 1, 1}, {}, 4},
+      {"grouped stride 2", {1, 32, 9, 9}, {64, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 2},
+      {"depthwise 3x3", {2, 21, 10, 11}, {21, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 21},
+      {"depthwise 5x5 stride 2", {1, 40, 13, 12}, {40, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 40},
+      {"depthwise dilated", {1, 8, 9, 9}, {8, 1, 3, 3}, {}, {2, 2, 2, 2}, {2, 2}, 8},
+      {"depthwise window wider than the input", {1, 16, 2, 1}, {16, 1, 3, 3}, {}, {1, 1, 1, 1},
+       {}, 16},
+      {"depthwise 1x1 spatial, stride 2", {2, 9, 1, 1}, {9, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 9},
+      {"relu", {1, 19, 8, 8}, {33, 19, 3, 3}, {}, {1, 1, 1, 1}, {}, 1, false, true, false, A::kRelu},
+      {"hardswish", {1, 12, 6, 6}, {20, 12, 1, 1}, {}, {}, {}, 1, false, true, false,
+       A::kHardSwish},
+      {"sum + relu (residual)", {2, 16, 7, 7}, {21, 16, 3, 3}, {}, {1, 1, 1, 1}, {}, 1, false, true,
+       true, A::kRelu},
+      {"sum, no activation", {1, 8, 5, 5}, {16, 8, 1, 1}, {}, {}, {}, 1, false, false, true},
+      // Enough input channels that the kernel sums them in slices.
+      {"sliced input channels + sum + relu", {1, 1024, 5, 5}, {20, 1024, 3, 3}, {},
+       {1, 1, 1, 1}, {}, 1, false, true, true, A::kRelu},
+      {"sliced 1x1 + hardswish", {1, 2000, 3, 3}, {24, 2000, 1, 1}, {}, {}, {}, 1, false, true,
+       false, A::kHardSwish},
+      {"depthwise sigmoid", {1, 24, 7, 7}, {24, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 24, false, true,
+       false, A::kSigmoid},
+  };
+}
+
+Attributes ConvAttributes(const ConvCase& c) {
+  Attributes a;
+  if (!c.strides.empty()) a.set("strides", c.strides);
+  if (!c.pads.empty()) a.set("pads", c.pads);
+  if (!c.dilations.empty()) a.set("dilations", c.dilations);
+  a.set("group", c.group);
+  return a;
+}
+
+// act(conv(x) + b + sum), all in NCHW, from the references.
+Tensor Expected(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor* b,
+                const Tensor* sum) {
+  Tensor y = ConvReference(ConvAttributes(c), x, w, b);
+  float* v = y.data<float>();
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    if (sum != nullptr) v[i] += sum->data<float>()[i];
+    v[i] = ActivationReference({c.activation, 0, 0, false}, v[i]);
+  }
+  return y;
+}
+
+TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
+  for (const ConvCase& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = RandomTensor(DType::kFloat32, Shape(c.x_shape), 1);
+    const Tensor w = RandomTensor(DType::kFloat32, Shape(c.w_shape), 2);
+    const Tensor b = RandomTensor(DType::kFloat32, Shape({c.w_shape[0]}), 3);
+    const Tensor* bias = c.bias ? &b : nullptr;
+    Ints out_shape = ConvReference(ConvAttributes(c), x, w, bias).shape().dims();
+    const Tensor sum_plain = RandomTensor(DType::kFloat32, Shape(out_shape), 4);
+    const Tensor* sum = c.sum ? &sum_plain : nullptr;
+    const Tensor expected = Expected(c, x, w, bias, sum);
+    for (Isa isa : SupportedIsas()) {
+      SCOPED_TRACE(IsaName(isa));
+      const int block = NchwcBlockSize(isa);
+      Attributes attrs = ConvAttributes(c);
+      attrs.set("block", int64_t{block});
+      if (c.plain_input) attrs.set("input_layout", std::string("nchw"));
+      SetFusedActivationAttributes({c.activation, 0, 0, false}, attrs);
+      const PreparedNchwcConv conv(attrs, w, bias, isa);
+      const Tensor xb = c.plain_input ? x : NchwToNchwc(x, block);
+      const Tensor sum_blocked = NchwToNchwc(sum_plain, block);
+      Tensor first;
+      for (int threads : testing::kThreadCounts) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        auto pool = PoolWithThreads(threads);
+        const Tensor y = conv.Run({pool.get(), isa}, xb, c.sum ? &sum_blocked : nullptr);
+        EXPECT_TENSORS_NEAR(NchwcToNchw(y, c.w_shape[0]), expected, 1e-4, 1e-4);
+        // Padding lanes stay finite (a later conv multiplies them by zero).
+        for (int64_t i = 0; i < y.num_elements(); ++i) {
+          ASSERT_TRUE(std::isfinite(y.data<float>()[i])) << "element " << i;
+        }
+        if (threads == 1) {
+          first = y;
+        } else {
+          EXPECT_TRUE(BitwiseEqual(y, first)) << "differs from the 1-thread result";
+        }
+      }
+    }
+  }
+}
+
+TEST(NchwcConv, OneShotKernelMatchesPrepared) {
+  const Tensor x = RandomTensor(DType::kFloat32, Shape({1, 10, 6, 6}), 5);
+  const Tensor w = RandomTensor(DType::kFloat32, Shape({12, 10, 3, 3}), 6);
+  for (Isa isa : SupportedIsas()) {
+    const int block = NchwcBlockSize(isa);
+    Attributes attrs;
+    attrs.set("pads", Ints{1, 1, 1, 1}).set("block", int64_t{block});
+    const Tensor xb = NchwToNchwc(x, block);
+    const Tensor y = testing::CallSingleOutput(NchwcConvKernel, {&xb, &w}, attrs, nullptr, isa);
+    const Tensor expected = PreparedNchwcConv(attrs, w, nullptr, isa).Run({nullptr, isa}, xb, nullptr);
+    EXPECT_TRUE(BitwiseEqual(y, expected));
+  }
+}
+
+TEST(NchwcConv, RejectsMismatchedInputsWithClearErrors) {
+  const Tensor w = RandomTensor(DType::kFloat32, Shape({8, 4, 3, 3}), 7);
+  Attributes attrs;
+  attrs.set("block", int64_t{8});
+  const PreparedNchwcConv conv(attrs, w, nullptr, Isa::kPortable);
+  const Tensor wrong = RandomTensor(DType::kFloat32, Shape({1, 2, 5, 5, 8}), 8);
+  EXPECT_NE(testing::ErrorMessageOf([&] { conv.Run({}, wrong, nullptr); })
+                .find("NchwcConv: input 'X' (NCHWc) has shape [1, 2, 5, 5, 8]"),
+            std::string::npos);
+  const Tensor plain = RandomTensor(DType::kFloat32, Shape({1, 4, 5, 5}), 8);
+  EXPECT_NE(testing::ErrorMessageOf([&] { conv.Run({}, plain, nullptr); }).find("rank 5"),
+            std::string::npos);
+  Attributes bad_block;
+  bad_block.set("block", int64_t{16});
+  EXPECT_NE(testing::ErrorMessageOf([&] { PreparedNchwcConv(bad_block, w, nullptr, Isa::kPortable); })
+                .find("uses blocks of 8"),
+            std::string::npos);
+  Attributes grouped;
+  grouped.set("block", int64_t{8}).set("group", int64_t{2});
+  const Tensor w_grouped = RandomTensor(DType::kFloat32, Shape({8, 3, 3, 3}), 9);
+  EXPECT_NE(testing::ErrorMessageOf([&] { PreparedNchwcConv(grouped, w_grouped, nullptr, Isa::kPortable); })
+                .find("multiples of the block"),
+            std::string::npos);
+}
+
+TEST(NchwcReorder, RoundTripsAndZeroesPaddingLanes) {
+  const Tensor x = RandomTensor(DType::kFloat32, Shape({2, 11, 3, 5}), 10);
+  for (int block : {8, 16}) {
+    const Tensor blocked = NchwToNchwc(x, block);
+    ASSERT_EQ(blocked.shape(), Shape({2, (11 + block - 1) / block, 3, 5, block}));
+    // Element (n, c, h, w) sits at block c / B, lane c % B.
+    const float* b = blocked.data<float>();
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t c = 0; c < blocked.shape().dim(1) * block; ++c) {
+        for (int64_t i = 0; i < 15; ++i) {
+          const float got = b[((n * blocked.shape().dim(1) + c / block) * 15 + i) * block + c % block];
+          const float want = c < 11 ? x.data<float>()[(n * 11 + c) * 15 + i] : 0.0f;
+          ASSERT_EQ(got, want) << "n " << n << " c " << c << " pixel " << i;
+        }
+      }
+    }
+    EXPECT_TRUE(BitwiseEqual(NchwcToNchw(blocked, 11), x));
+  }
+}
+
+TEST(NchwcReorder, RejectsChannelsThatDoNotFit) {
+  const Tensor blocked = RandomTensor(DType::kFloat32, Shape({1, 2, 3, 3, 8}), 11);
+  Attributes attrs;
+  attrs.set("channels", int64_t{17});
+  EXPECT_NE(testing::KernelErrorOf(NchwcReorderOutputKernel, {&blocked}, attrs)
+                .find("attribute 'channels' 17 does not fit"),
+            std::string::npos);
+}
+
+struct PoolCase {
+  std::string name;
+  Ints x_shape;
+  Attributes attrs;
+};
+
+std::vector<PoolCase> PoolCases() {
+  Attributes max3x3s2;
+  max3x3s2.set("kernel_shape", Ints{3, 3}).set("strides", Ints{2, 2}).set("pads", Ints{1, 1, 1, 1});
+  Attributes ceil;
+  ceil.set("kernel_shape", Ints{3, 3}).set("strides", Ints{2, 2}).set("ceil_mode", int64_t{1});
+  Attributes dilated;
+  dilated.set("kernel_shape", Ints{2, 3}).set("dilations", Ints{2, 1}).set("pads", Ints{1, 0, 0, 2});
+  Attributes include_pad = max3x3s2;
+  include_pad.set("count_include_pad", int64_t{1});
+  return {{"3x3/2 pad 1", {1, 19, 13, 12}, max3x3s2},
+          {"ceil mode", {2, 8, 10, 9}, ceil},
+          {"dilated asymmetric", {1, 5, 9, 7}, dilated},
+          {"count_include_pad", {1, 17, 7, 8}, include_pad}};
+}
+
+TEST(NchwcPool, MatchesReferences) {
+  for (const PoolCase& c : PoolCases()) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = RandomTensor(DType::kFloat32, Shape(c.x_shape), 12);
+    const int64_t channels = c.x_shape[1];
+    for (int block : {8, 16}) {
+      const Tensor xb = NchwToNchwc(x, block);
+      for (int threads : testing::kThreadCounts) {
+        auto pool = PoolWithThreads(threads);
+        const KernelContext ctx{pool.get(), Isa::kPortable};
+        const Tensor* in[] = {&xb};
+        if (!c.attrs.has("count_include_pad")) {
+          const Tensor y = NchwcMaxPoolKernel(ctx, c.attrs, in)[0];
+          EXPECT_TENSORS_NEAR(NchwcToNchw(y, channels), MaxPoolReference(c.attrs, x)[0], 0, 0);
+        }
+        const Tensor avg = NchwcAveragePoolKernel(ctx, c.attrs, in)[0];
+        EXPECT_TENSORS_NEAR(NchwcToNchw(avg, channels), AveragePoolReference(c.attrs, x), 1e-5,
+                            1e-6);
+        const Tensor gavg = NchwcGlobalAveragePoolKernel(ctx, {}, in)[0];
+        EXPECT_TENSORS_NEAR(NchwcToNchw(gavg, channels), GlobalAveragePoolReference(x), 1e-5,
+                            1e-6);
+        const Tensor gmax = NchwcGlobalMaxPoolKernel(ctx, {}, in)[0];
+        EXPECT_TENSORS_NEAR(NchwcToNchw(gmax, channels), GlobalMaxPoolReference(x), 0, 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace loom::kernels
