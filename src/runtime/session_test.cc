@@ -76,9 +76,29 @@ TEST(Session, OptimizationFusesBiasAndActivationIntoConv) {
   EXPECT_LT(optimized.graph().nodes.size(), plain.graph().nodes.size());
   bool fused = false;
   for (const Node& node : optimized.graph().nodes) {
-    if (node.op_type == "Conv" && node.attributes.count("activation")) fused = true;
+    const bool conv = node.op_type == "Conv" || node.op_type == "NchwcConv";
+    if (conv && node.attributes.count("activation")) fused = true;
   }
   EXPECT_TRUE(fused) << optimized.graph().to_string();
+}
+
+int CountOpsWithPrefix(const Graph& graph, const std::string& prefix) {
+  int count = 0;
+  for (const Node& node : graph.nodes) count += node.op_type.rfind(prefix, 0) == 0 ? 1 : 0;
+  return count;
+}
+
+TEST(Session, BlockedLayoutIsTheDefaultAndCanBeSwitchedOff) {
+  Session blocked(runtime::testing::SmallConvNet());
+  EXPECT_GT(CountOpsWithPrefix(blocked.graph(), "NchwcConv"), 0) << blocked.graph().to_string();
+  SessionOptions nchw;
+  nchw.blocked_layout = false;
+  Session plain(runtime::testing::SmallConvNet(), nchw);
+  EXPECT_EQ(CountOpsWithPrefix(plain.graph(), "Nchwc"), 0) << plain.graph().to_string();
+  // Both compute the same function (SmallConvNet's input is [N, 3, 16, 16]).
+  const Tensor x = kernels::testing::RandomTensor(DType::kFloat32, Shape({2, 3, 16, 16}), 7);
+  const std::string name = plain.graph().inputs[0].name;
+  EXPECT_TENSORS_NEAR(blocked.run({{name, x}})[0], plain.run({{name, x}})[0], 1e-4, 1e-5);
 }
 
 TEST(Session, PrivatePoolsAreCreatedAndJoinedWithTheSession) {

@@ -22,53 +22,11 @@
 namespace loom::graph {
 namespace {
 
-constexpr float kDefaultEpsilon = 1e-5f;  // ONNX's default
-
-// The BatchNormalization as y = x * a + shift per channel.
-struct ChannelAffine {
-  std::vector<double> a;
-  std::vector<double> shift;  // bias - mean * a
-};
-
-bool IsFloatVector(const Tensor* t) {
-  return t != nullptr && t->dtype() == DType::kFloat32 && t->shape().rank() == 1;
-}
-
 template <typename T>
 T AttributeOr(const Node& node, const std::string& name, T fallback) {
   auto it = node.attributes.find(name);
   if (it == node.attributes.end() || !std::holds_alternative<T>(it->second)) return fallback;
   return std::get<T>(it->second);
-}
-
-// The affine map of an inference BatchNormalization with constant float32
-// parameters and a single output; nullopt otherwise.
-std::optional<ChannelAffine> ReadBatchNormalization(const Graph& graph, const Node& bn) {
-  if (bn.inputs.size() != 5 || bn.outputs.empty() || bn.outputs[0].empty()) return std::nullopt;
-  for (size_t i = 1; i < bn.outputs.size(); ++i) {
-    if (!bn.outputs[i].empty()) return std::nullopt;  // training outputs are requested
-  }
-  if (AttributeOr<int64_t>(bn, "training_mode", 0) != 0) return std::nullopt;
-  const Tensor* params[4];
-  for (size_t i = 0; i < 4; ++i) {
-    params[i] = FindConstant(graph, bn.inputs[i + 1]);
-    if (!IsFloatVector(params[i]) ||
-        params[i]->num_elements() != (params[0] ? params[0]->num_elements() : -1)) {
-      return std::nullopt;
-    }
-  }
-  const double epsilon = AttributeOr<float>(bn, "epsilon", kDefaultEpsilon);
-  const float* scale = params[0]->data<float>();
-  const float* bias = params[1]->data<float>();
-  const float* mean = params[2]->data<float>();
-  const float* var = params[3]->data<float>();
-  ChannelAffine affine;
-  for (int64_t c = 0; c < params[0]->num_elements(); ++c) {
-    const double a = scale[c] / std::sqrt(static_cast<double>(var[c]) + epsilon);
-    affine.a.push_back(a);
-    affine.shift.push_back(bias[c] - mean[c] * a);
-  }
-  return affine;
 }
 
 // A constant bias input of `node` (index 2), as per-channel values; an

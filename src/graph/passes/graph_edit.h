@@ -61,6 +61,17 @@ class NameGenerator {
   std::set<std::string> taken_;
 };
 
+// An inference BatchNormalization as y = x * a[c] + shift[c] per channel
+// (shift = bias - mean * a, a = scale / sqrt(var + epsilon), in double).
+struct ChannelAffine {
+  std::vector<double> a;
+  std::vector<double> shift;
+};
+
+// The affine map of `bn` when it is an inference BatchNormalization with
+// constant float32 [C] parameters and a single output; nullopt otherwise.
+std::optional<ChannelAffine> ReadBatchNormalization(const Graph& graph, const Node& bn);
+
 // Erases nodes whose flag is set (erase.size() == graph.nodes.size()).
 void EraseNodes(Graph& graph, const std::vector<bool>& erase);
 

@@ -17,7 +17,11 @@
 //                  on a blocked input;
 //   unary activations on a blocked input;
 //   Add, Sub, Mul  on two blocked inputs with the same channel count whose
-//                  other axes broadcast (squeeze-excitation's scale too);
+//                  other axes broadcast (squeeze-excitation's scale too), or
+//                  on a blocked input and a per-channel constant (reblocked);
+//   BatchNormalization (inference, constant parameters) on a blocked input:
+//                  Mul and Add by blocked per-channel constants (DenseNet's
+//                  BN -> ReLU -> Conv, whose BN folds into no conv);
 //   Concat         along channels, every input blocked with a channel count
 //                  that is a multiple of the block (no padding lanes inside).
 // Converted nodes keep their names and read and write fresh "<value>_nchwc"
@@ -29,6 +33,7 @@
 // (reorder) or act(0) (a conv with zero-padded weights and bias), stay
 // finite through the ops above (no Div), and reach no real channel, since
 // the next conv's weights for them are zero and Concat never sees them.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -87,6 +92,8 @@ class LayoutPass {
         ConvertBinary(i);
       } else if (op == "Concat") {
         ConvertConcat(i);
+      } else if (op == "BatchNormalization") {
+        ConvertBatchNormalization(i);
       }
     }
     if (added_.empty()) return false;
@@ -267,11 +274,81 @@ class LayoutPass {
     Replace(i, std::move(unary), node.outputs[0], xb->channels);
   }
 
+  // A constant of per-channel values ([C], broadcast along axis 1 of a
+  // rank-4 value: [C, 1, 1] or [1, C, 1, 1], or one value) as a blocked
+  // initializer [1, Cb, 1, 1, B], zero in the padding lanes.
+  std::optional<std::string> BlockedChannelConstant(const std::string& value, int64_t channels) {
+    const Tensor* t = FindConstant(graph_, value);
+    if (t == nullptr || t->dtype() != DType::kFloat32 || t->shape().rank() > 4) return std::nullopt;
+    const int rank = t->shape().rank();
+    bool per_channel = false;
+    for (int j = 0; j < rank; ++j) {
+      const int axis = j + 4 - rank;
+      const int64_t size = t->shape().dim(j);
+      if (axis == 1 && size == channels) {
+        per_channel = true;
+      } else if (size != 1) {
+        return std::nullopt;
+      }
+    }
+    std::vector<float> values(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) values[c] = t->data<float>()[per_channel ? c : 0];
+    return AddBlockedConstant(value, values);
+  }
+
+  std::string AddBlockedConstant(const std::string& base, const std::vector<float>& values) {
+    const int64_t channels = static_cast<int64_t>(values.size());
+    const int64_t blocks = (channels + block_ - 1) / block_;
+    std::vector<float> padded(static_cast<size_t>(blocks * block_), 0.0f);
+    std::copy(values.begin(), values.end(), padded.begin());
+    const std::string name = names_.Fresh(base + "_nchwc");
+    graph_.initializers[name] = Tensor::from_vector(Shape({1, blocks, 1, 1, block_}), padded);
+    return name;
+  }
+
+  // An inference BatchNormalization on a blocked value: x * a + shift with
+  // blocked per-channel constants (its parameters fold into no conv here:
+  // DenseNet's pre-activation order).
+  void ConvertBatchNormalization(size_t i) {
+    const Node& node = graph_.nodes[i];
+    const Blocked* xb = FindBlocked(node.inputs.empty() ? "" : node.inputs[0]);
+    if (xb == nullptr) return;
+    const std::optional<ChannelAffine> affine = ReadBatchNormalization(graph_, node);
+    if (!affine || static_cast<int64_t>(affine->a.size()) != xb->channels) return;
+    const std::vector<float> a(affine->a.begin(), affine->a.end());
+    const std::vector<float> shift(affine->shift.begin(), affine->shift.end());
+    Node mul;
+    mul.name = names_.Fresh(node.name + "_scale");
+    mul.op_type = "Mul";
+    mul.inputs = {xb->value, AddBlockedConstant(node.name + "_a", a)};
+    mul.outputs = {names_.Fresh(node.outputs[0] + "_scaled_nchwc")};
+    Node add = node;
+    add.op_type = "Add";
+    add.attributes.clear();
+    add.inputs = {mul.outputs[0], AddBlockedConstant(node.name + "_shift", shift)};
+    add.outputs.resize(1);
+    added_.push_back(std::move(mul));
+    Replace(i, std::move(add), node.outputs[0], xb->channels);
+  }
+
   void ConvertBinary(size_t i) {
     const Node& node = graph_.nodes[i];
     if (node.outputs.size() != 1 || node.inputs.size() != 2) return;
     const Blocked* a = FindBlocked(node.inputs[0]);
     const Blocked* b = FindBlocked(node.inputs[1]);
+    if ((a == nullptr) != (b == nullptr)) {  // blocked op per-channel constant
+      const Blocked* x = a != nullptr ? a : b;
+      const std::optional<SymbolicShape> shape = ShapeOf(node.inputs[a != nullptr ? 0 : 1]);
+      if (!shape || shape->size() != 4) return;
+      const std::optional<std::string> constant =
+          BlockedChannelConstant(node.inputs[a != nullptr ? 1 : 0], x->channels);
+      if (!constant) return;
+      Node binary = node;
+      binary.inputs = a != nullptr ? std::vector<std::string>{x->value, *constant}
+                                   : std::vector<std::string>{*constant, x->value};
+      Replace(i, std::move(binary), node.outputs[0], x->channels);
+      return;
+    }
     if (a == nullptr || b == nullptr || a->channels != b->channels) return;
     const std::optional<SymbolicShape> sa = ShapeOf(node.inputs[0]), sb = ShapeOf(node.inputs[1]);
     if (!sa || !sb || sa->size() != 4 || sb->size() != 4) return;

@@ -149,6 +149,31 @@ TEST(UseBlockedLayout, ConcatStaysBlockedOnlyForWholeBlocks) {
   EXPECT_EQ(CompareGraphOutputs(before, after, RandomFeeds(before, 4), 1e-4, 1e-5), "");
 }
 
+TEST(UseBlockedLayout, BatchNormAndChannelConstantsStayBlocked) {
+  GraphBuilder b("densenet");
+  const std::string x = b.input("x", DType::kFloat32, {1, 8, 6, 6});
+  const std::string c1 = Conv(b, x, 8, 13, 3, 1, "c1");
+  std::vector<std::string> bn_inputs = {c1};
+  for (uint32_t k = 0; k < 4; ++k) {
+    // scale, bias, mean, and a positive variance
+    Tensor t = RandomTensor(DType::kFloat32, Shape({13}), 20 + k, k == 3 ? 0.5 : -1.0, 1.5);
+    bn_inputs.push_back(b.constant(t, "bn_p" + std::to_string(k)));
+  }
+  const std::string bn = b.op("BatchNormalization", bn_inputs, {{"epsilon", 1e-3f}}, "bn");
+  const std::string act = b.op("Relu", {bn}, {}, "bn_relu");
+  const std::string c2 = Conv(b, act, 13, 11, 3, 2, "c2");
+  const std::string shift =
+      b.constant(RandomTensor(DType::kFloat32, Shape({1, 11, 1, 1}), 30), "shift");
+  b.output(b.op("Add", {shift, c2}, {}, "add_shift"), "y");
+  const Graph before = b.build();
+  const Graph after = Blocked(before);
+  EXPECT_EQ(CountOps(after, "BatchNormalization"), 0) << after.to_string();
+  EXPECT_EQ(CountOps(after, "NchwcReorderInput"), 1) << after.to_string();
+  EXPECT_EQ(CountOps(after, "NchwcReorderOutput"), 1) << after.to_string();
+  EXPECT_EQ(after.producer_of("y")->op_type, "NchwcReorderOutput");
+  EXPECT_EQ(CompareGraphOutputs(before, after, RandomFeeds(before, 5), 1e-4, 1e-5), "");
+}
+
 TEST(UseBlockedLayout, LeavesGroupsItCannotBlockAndUnknownShapes) {
   GraphBuilder b("grouped");
   const std::string x = b.input("x", DType::kFloat32, {1, 12, 6, 6});
