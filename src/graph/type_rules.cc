@@ -195,6 +195,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"Mod", InferMod},
     {"Mul", InferArithmetic},
     {"NchwcAveragePool", InferNchwcPool},
+    {"NchwcChannelAffine", InferNchwcChannelAffine},
     {"NchwcConv", InferNchwcConv},
     {"NchwcGlobalAveragePool", InferNchwcGlobalPool},
     {"NchwcGlobalMaxPool", InferNchwcGlobalPool},

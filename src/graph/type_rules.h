@@ -207,6 +207,7 @@ std::vector<TensorType> InferNchwcReorderInput(const NodeTypeContext& ctx);
 std::vector<TensorType> InferNchwcReorderOutput(const NodeTypeContext& ctx);
 std::vector<TensorType> InferNchwcPool(const NodeTypeContext& ctx);
 std::vector<TensorType> InferNchwcGlobalPool(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNchwcChannelAffine(const NodeTypeContext& ctx);
 
 // type_rules_nn.cc
 std::vector<TensorType> InferMatMul(const NodeTypeContext& ctx);

@@ -313,4 +313,17 @@ std::vector<TensorType> InferNchwcGlobalPool(const NodeTypeContext& ctx) {
   return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], (*x)[1], Dim(1), Dim(1), (*x)[4]}}};
 }
 
+// NchwcChannelAffine(X [N, Cb, H, W, B], Scale?, Shift?) -> X's type.
+std::vector<TensorType> InferNchwcChannelAffine(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 3);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckRank(0, 5);
+  for (size_t k = 1; k < 3; ++k) {
+    if (!ctx.has_input(k)) continue;
+    ctx.CheckSameDType(k, 0);
+    ctx.CheckRank(k, 5);
+  }
+  return {ctx.input(0)};
+}
+
 }  // namespace loom::graph

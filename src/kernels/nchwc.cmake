@@ -2,6 +2,7 @@
 # pooling and the layout reorders, with AVX-512, AVX2 and portable inner
 # loops from one template (nchwc/nchwc_micro_kernel_impl.h).
 add_library(loom_kernels_nchwc STATIC
+  nchwc/nchwc_affine.cc
   nchwc/nchwc_conv.cc
   nchwc/nchwc_micro_kernel_portable.cc
   nchwc/nchwc_pool.cc
@@ -18,7 +19,7 @@ set_source_files_properties(nchwc/f32_nchwc__avx512f.cc
 set_source_files_properties(nchwc/nchwc_micro_kernel_portable.cc
   PROPERTIES COMPILE_OPTIONS "-Wno-psabi")
 # The pools' lane loops need the -O3 cost model (see pool.cmake).
-set_source_files_properties(nchwc/nchwc_pool.cc nchwc/nchwc_reorder.cc
+set_source_files_properties(nchwc/nchwc_affine.cc nchwc/nchwc_pool.cc nchwc/nchwc_reorder.cc
   PROPERTIES COMPILE_OPTIONS "-fvect-cost-model=dynamic")
 target_link_libraries(loom_kernels_nchwc PUBLIC loom_kernels_core loom_kernels_activation
   PRIVATE loom_warnings)

@@ -84,6 +84,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal ops of the blocked layout (nchwc/nchwc.h), written by
     // the layout pass (graph/passes/nchwc_layout.cc).
     {"NchwcAveragePool", kF32, kPortable, NchwcAveragePoolKernel},
+    {"NchwcChannelAffine", kF32, kPortable, NchwcChannelAffineKernel},
     {"NchwcConv", kF32, kAllIsas, NchwcConvKernel},
     {"NchwcGlobalAveragePool", kF32, kPortable, NchwcGlobalAveragePoolKernel},
     {"NchwcGlobalMaxPool", kF32, kPortable, NchwcGlobalMaxPoolKernel},

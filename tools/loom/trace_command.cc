@@ -1,5 +1,5 @@
 // `loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input NAME=FILE]
-// [--no-blocked-layout] -o FILE`: one traced run (after a warm-up run, so the trace shows the
+// [--no-blocked-layout] [--graph FILE] -o FILE`: one traced run (after a warm-up run, so the trace shows the
 // steady state, not first-run packing and allocation) written as a
 // Chrome / Perfetto trace, and the time per op type printed.
 #include <cstdio>
@@ -19,6 +19,7 @@ namespace {
 struct TraceFlags {
   ModelFlags model;
   std::optional<std::string> output;
+  std::optional<std::string> graph_output;  // --graph FILE: the optimized graph
 };
 
 TraceFlags ParseFlags(const std::vector<std::string>& args) {
@@ -28,6 +29,8 @@ TraceFlags ParseFlags(const std::vector<std::string>& args) {
     if (ParseModelFlag(flags, out.model)) continue;
     if (flags.Is("-o") || flags.Is("--output")) {
       out.output = flags.StringValue();
+    } else if (flags.Is("--graph")) {
+      out.graph_output = flags.StringValue();
     } else {
       flags.Unknown();
     }
@@ -46,6 +49,14 @@ int TraceCommand(const std::vector<std::string>& args) {
       BuildFeeds(model.graph, flags.model.batch, ReadInputFiles(flags.model.inputs));
   const Session session(std::move(model.graph), SessionOptionsFor(flags.model));
 
+  if (flags.graph_output) {
+    // The graph as the session runs it: fused nodes, the blocked layout and
+    // its reorders, one node per line (Graph::to_string).
+    std::ofstream graph_file(*flags.graph_output, std::ios::binary | std::ios::trunc);
+    graph_file << session.graph().to_string();
+    graph_file.close();
+    if (!graph_file) throw RuntimeError("trace: cannot write '" + *flags.graph_output + "'");
+  }
   session.run(feeds.tensors);  // warm-up
   RunStats stats;
   RunOptions options;

@@ -17,13 +17,17 @@
 //                  on a blocked input;
 //   unary activations on a blocked input;
 //   Add, Sub, Mul  on two blocked inputs with the same channel count whose
-//                  other axes broadcast (squeeze-excitation's scale too), or
-//                  on a blocked input and a per-channel constant (reblocked);
-//   BatchNormalization (inference, constant parameters) on a blocked input:
-//                  Mul and Add by blocked per-channel constants (DenseNet's
-//                  BN -> ReLU -> Conv, whose BN folds into no conv);
-//   Concat         along channels, every input blocked with a channel count
-//                  that is a multiple of the block (no padding lanes inside).
+//                  other axes broadcast;
+//   NchwcChannelAffine for a blocked input times, plus or minus a
+//                  per-channel constant, for squeeze-excitation's
+//                  x * scale[N, C, 1, 1], and for an inference
+//                  BatchNormalization with constant parameters (DenseNet's
+//                  BN -> ReLU -> Conv, whose BN folds into no conv), each
+//                  with a private Relu after it fused;
+//   Pad            adding nothing: bypassed;
+//   Concat         along channels, at least one input blocked, every channel
+//                  count a multiple of the block (no padding lanes inside);
+//                  plain inputs are reordered in.
 // Converted nodes keep their names and read and write fresh "<value>_nchwc"
 // values. Afterwards every original value that an unconverted node or a
 // graph output still reads is produced again by an NchwcReorderOutput
@@ -94,6 +98,8 @@ class LayoutPass {
         ConvertConcat(i);
       } else if (op == "BatchNormalization") {
         ConvertBatchNormalization(i);
+      } else if (op == "Pad") {
+        BypassEmptyPad(i);
       }
     }
     if (added_.empty()) return false;
@@ -274,28 +280,6 @@ class LayoutPass {
     Replace(i, std::move(unary), node.outputs[0], xb->channels);
   }
 
-  // A constant of per-channel values ([C], broadcast along axis 1 of a
-  // rank-4 value: [C, 1, 1] or [1, C, 1, 1], or one value) as a blocked
-  // initializer [1, Cb, 1, 1, B], zero in the padding lanes.
-  std::optional<std::string> BlockedChannelConstant(const std::string& value, int64_t channels) {
-    const Tensor* t = FindConstant(graph_, value);
-    if (t == nullptr || t->dtype() != DType::kFloat32 || t->shape().rank() > 4) return std::nullopt;
-    const int rank = t->shape().rank();
-    bool per_channel = false;
-    for (int j = 0; j < rank; ++j) {
-      const int axis = j + 4 - rank;
-      const int64_t size = t->shape().dim(j);
-      if (axis == 1 && size == channels) {
-        per_channel = true;
-      } else if (size != 1) {
-        return std::nullopt;
-      }
-    }
-    std::vector<float> values(static_cast<size_t>(channels));
-    for (int64_t c = 0; c < channels; ++c) values[c] = t->data<float>()[per_channel ? c : 0];
-    return AddBlockedConstant(value, values);
-  }
-
   std::string AddBlockedConstant(const std::string& base, const std::vector<float>& values) {
     const int64_t channels = static_cast<int64_t>(values.size());
     const int64_t blocks = (channels + block_ - 1) / block_;
@@ -306,9 +290,10 @@ class LayoutPass {
     return name;
   }
 
-  // An inference BatchNormalization on a blocked value: x * a + shift with
-  // blocked per-channel constants (its parameters fold into no conv here:
-  // DenseNet's pre-activation order).
+  // An inference BatchNormalization on a blocked value: one
+  // NchwcChannelAffine with blocked per-channel constants, and the Relu
+  // after it when it is the only reader (DenseNet's BN -> ReLU -> Conv,
+  // whose BN folds into no conv).
   void ConvertBatchNormalization(size_t i) {
     const Node& node = graph_.nodes[i];
     const Blocked* xb = FindBlocked(node.inputs.empty() ? "" : node.inputs[0]);
@@ -317,38 +302,99 @@ class LayoutPass {
     if (!affine || static_cast<int64_t>(affine->a.size()) != xb->channels) return;
     const std::vector<float> a(affine->a.begin(), affine->a.end());
     const std::vector<float> shift(affine->shift.begin(), affine->shift.end());
-    Node mul;
-    mul.name = names_.Fresh(node.name + "_scale");
-    mul.op_type = "Mul";
-    mul.inputs = {xb->value, AddBlockedConstant(node.name + "_a", a)};
-    mul.outputs = {names_.Fresh(node.outputs[0] + "_scaled_nchwc")};
-    Node add = node;
-    add.op_type = "Add";
-    add.attributes.clear();
-    add.inputs = {mul.outputs[0], AddBlockedConstant(node.name + "_shift", shift)};
-    add.outputs.resize(1);
-    added_.push_back(std::move(mul));
-    Replace(i, std::move(add), node.outputs[0], xb->channels);
+    Node op;
+    op.name = node.name;
+    op.op_type = "NchwcChannelAffine";
+    op.inputs = {xb->value, AddBlockedConstant(node.name + "_scale", a),
+                 AddBlockedConstant(node.name + "_shift", shift)};
+    std::string output = node.outputs[0];
+    FuseRelu(op, output);
+    Replace(i, std::move(op), output, xb->channels);
+  }
+
+  // A private Relu reading `output` becomes `node`'s fused activation.
+  void FuseRelu(Node& node, std::string& output) {
+    if (!index_.has_single_private_use(output)) return;
+    const size_t relu_index = index_.consumers(output)[0];
+    const Node& relu = graph_.nodes[relu_index];
+    if (relu.op_type != "Relu" || relu.outputs.size() != 1 || erase_[relu_index]) return;
+    kernels::Attributes written;
+    kernels::SetFusedActivationAttributes({kernels::ActivationKind::kRelu}, written);
+    for (auto& [name, value] : FromKernelAttributes(written)) node.attributes[name] = value;
+    erase_[relu_index] = true;
+    output = relu.outputs[0];
+  }
+
+  // x * c, x + c, c + x, x - c with a per-channel constant c, or x * s with
+  // s a blocked [N, C, 1, 1] value (squeeze-excitation): NchwcChannelAffine.
+  bool ConvertChannelAffine(size_t i) {
+    const Node& node = graph_.nodes[i];
+    const std::string& op = node.op_type;
+    const Blocked* a = FindBlocked(node.inputs[0]);
+    const Blocked* b = FindBlocked(node.inputs[1]);
+    Node affine;
+    affine.name = node.name;
+    affine.op_type = "NchwcChannelAffine";
+    if ((a == nullptr) != (b == nullptr)) {
+      const int x_index = a != nullptr ? 0 : 1;
+      const Blocked* x = a != nullptr ? a : b;
+      const std::optional<SymbolicShape> shape = ShapeOf(node.inputs[x_index]);
+      const Tensor* c = FindConstant(graph_, node.inputs[1 - x_index]);
+      if (!shape || shape->size() != 4 || c == nullptr || (op == "Sub" && x_index != 0)) {
+        return false;
+      }
+      std::optional<std::vector<float>> values = ChannelValues(*c, x->channels);
+      if (!values) return false;
+      if (op == "Sub") {
+        for (float& v : *values) v = -v;
+      }
+      const std::string constant = AddBlockedConstant(node.inputs[1 - x_index], *values);
+      affine.inputs = {x->value, op == "Mul" ? constant : "", op == "Mul" ? "" : constant};
+      while (affine.inputs.back().empty()) affine.inputs.pop_back();
+      std::string output = node.outputs[0];
+      FuseRelu(affine, output);
+      Replace(i, std::move(affine), output, x->channels);
+      return true;
+    }
+    if (a == nullptr || op != "Mul" || a->channels != b->channels) return false;
+    const std::optional<SymbolicShape> sa = ShapeOf(node.inputs[0]), sb = ShapeOf(node.inputs[1]);
+    if (!sa || !sb || sa->size() != 4 || sb->size() != 4 || !((*sa)[0] == (*sb)[0])) return false;
+    auto is_one = [](const Dim& d) { return d.is_known() && d.size() == 1; };
+    const bool b_scales = is_one((*sb)[2]) && is_one((*sb)[3]);
+    const bool a_scales = is_one((*sa)[2]) && is_one((*sa)[3]);
+    if (b_scales == a_scales) return false;
+    affine.inputs = b_scales ? std::vector<std::string>{a->value, b->value}
+                             : std::vector<std::string>{b->value, a->value};
+    Replace(i, std::move(affine), node.outputs[0], a->channels);
+    return true;
+  }
+
+  // The per-channel values of a constant broadcast against [N, C, H, W]
+  // along axis 1 only ([C, 1, 1], [1, C, 1, 1], or one value).
+  static std::optional<std::vector<float>> ChannelValues(const Tensor& t, int64_t channels) {
+    if (t.dtype() != DType::kFloat32 || t.shape().rank() > 4) return std::nullopt;
+    const int rank = t.shape().rank();
+    bool per_channel = false;
+    for (int j = 0; j < rank; ++j) {
+      const int axis = j + 4 - rank;
+      const int64_t size = t.shape().dim(j);
+      if (axis == 1 && size == channels) {
+        per_channel = true;
+      } else if (size != 1) {
+        return std::nullopt;
+      }
+    }
+    std::vector<float> values(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) values[c] = t.data<float>()[per_channel ? c : 0];
+    return values;
   }
 
   void ConvertBinary(size_t i) {
     const Node& node = graph_.nodes[i];
     if (node.outputs.size() != 1 || node.inputs.size() != 2) return;
+    if (ConvertChannelAffine(i)) return;
     const Blocked* a = FindBlocked(node.inputs[0]);
     const Blocked* b = FindBlocked(node.inputs[1]);
-    if ((a == nullptr) != (b == nullptr)) {  // blocked op per-channel constant
-      const Blocked* x = a != nullptr ? a : b;
-      const std::optional<SymbolicShape> shape = ShapeOf(node.inputs[a != nullptr ? 0 : 1]);
-      if (!shape || shape->size() != 4) return;
-      const std::optional<std::string> constant =
-          BlockedChannelConstant(node.inputs[a != nullptr ? 1 : 0], x->channels);
-      if (!constant) return;
-      Node binary = node;
-      binary.inputs = a != nullptr ? std::vector<std::string>{x->value, *constant}
-                                   : std::vector<std::string>{*constant, x->value};
-      Replace(i, std::move(binary), node.outputs[0], x->channels);
-      return;
-    }
     if (a == nullptr || b == nullptr || a->channels != b->channels) return;
     const std::optional<SymbolicShape> sa = ShapeOf(node.inputs[0]), sb = ShapeOf(node.inputs[1]);
     if (!sa || !sb || sa->size() != 4 || sb->size() != 4) return;
@@ -365,6 +411,21 @@ class LayoutPass {
     Replace(i, std::move(binary), node.outputs[0], a->channels);
   }
 
+  // A Pad that adds nothing (every pad 0, as exporters write before
+  // AveragePool) on a blocked value: its output is the blocked input.
+  void BypassEmptyPad(size_t i) {
+    const Node& node = graph_.nodes[i];
+    if (node.outputs.size() != 1 || node.inputs.size() < 2) return;
+    const Blocked* xb = FindBlocked(node.inputs[0]);
+    const Tensor* pads = FindConstant(graph_, node.inputs[1]);
+    if (xb == nullptr || pads == nullptr || pads->dtype() != DType::kInt64) return;
+    for (int64_t k = 0; k < pads->num_elements(); ++k) {
+      if (pads->data<int64_t>()[k] != 0) return;
+    }
+    erase_[i] = true;
+    blocked_[node.outputs[0]] = *xb;
+  }
+
   void ConvertConcat(size_t i) {
     const Node& node = graph_.nodes[i];
     if (node.outputs.size() != 1 || node.inputs.empty()) return;
@@ -372,13 +433,18 @@ class LayoutPass {
     if (!axis || (*axis != 1 && *axis != -3)) return;
     std::vector<std::string> inputs;
     int64_t channels = 0;
+    bool any_blocked = false;
     for (const std::string& input : node.inputs) {
       const Blocked* b = FindBlocked(input);
+      any_blocked = any_blocked || b != nullptr;
       const std::optional<SymbolicShape> shape = ShapeOf(input);
-      if (b == nullptr || b->channels % block_ != 0 || !shape || shape->size() != 4) return;
-      inputs.push_back(b->value);
-      channels += b->channels;
+      const int64_t c = b != nullptr ? b->channels : PlainChannels(input).value_or(-1);
+      if (c < 0 || c % block_ != 0 || !shape || shape->size() != 4) return;
+      channels += c;
     }
+    // A plain input is reordered in, once: worth it only beside blocked ones.
+    if (!any_blocked) return;
+    for (const std::string& input : node.inputs) inputs.push_back(BlockedInput(input));
     Node concat = node;
     concat.inputs = inputs;
     concat.attributes["axis"] = int64_t{1};

@@ -85,6 +85,8 @@ TEST(UseBlockedLayout, ConvertsAResNetWithReordersOnlyAtTheEdges) {
   EXPECT_EQ(CountOps(after, "NchwcConv"), 5);
   EXPECT_EQ(CountOps(after, "NchwcMaxPool"), 1);
   EXPECT_EQ(CountOps(after, "NchwcGlobalAveragePool"), 2);
+  // Squeeze-excitation's scale: x [N, C, H, W] * gate [N, C, 1, 1].
+  EXPECT_EQ(NodeNamed(after, "se_mul")->op_type, "NchwcChannelAffine");
   // The residual Add and its Relu went into c2's kernel.
   EXPECT_EQ(NodeNamed(after, "res_add"), nullptr);
   EXPECT_EQ(NodeNamed(after, "res_relu"), nullptr);
@@ -168,6 +170,11 @@ TEST(UseBlockedLayout, BatchNormAndChannelConstantsStayBlocked) {
   const Graph before = b.build();
   const Graph after = Blocked(before);
   EXPECT_EQ(CountOps(after, "BatchNormalization"), 0) << after.to_string();
+  // BN + Relu and the shift are one NchwcChannelAffine each.
+  EXPECT_EQ(NodeNamed(after, "bn")->op_type, "NchwcChannelAffine");
+  EXPECT_EQ(std::get<std::string>(NodeNamed(after, "bn")->attributes.at("activation")), "Relu");
+  EXPECT_EQ(NodeNamed(after, "bn_relu"), nullptr);
+  EXPECT_EQ(NodeNamed(after, "add_shift")->op_type, "NchwcChannelAffine");
   EXPECT_EQ(CountOps(after, "NchwcReorderInput"), 1) << after.to_string();
   EXPECT_EQ(CountOps(after, "NchwcReorderOutput"), 1) << after.to_string();
   EXPECT_EQ(after.producer_of("y")->op_type, "NchwcReorderOutput");

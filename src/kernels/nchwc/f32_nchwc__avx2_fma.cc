@@ -18,6 +18,7 @@ struct Avx2 {
   static void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
   static V Broadcast(const float* p) { return _mm256_broadcast_ss(p); }
   static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
   static V Zero() { return _mm256_setzero_ps(); }
@@ -31,6 +32,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx2() {
       .block = Avx2::kBlock,
       .conv_segment = nchwc_detail::ConvSegmentAnyInput<Avx2>,
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx2>,
+      .affine_plane = nchwc_detail::AffinePlane<Avx2>,
+      .pool_row = nchwc_detail::PoolRow<Avx2>,
       .tile_blocks = Avx2::kTileBlocks,
       .tile_width = Avx2::kTileWidth,
   };

@@ -18,6 +18,7 @@ struct Avx512 {
   static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V Broadcast(const float* p) { return _mm512_set1_ps(*p); }
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
   // The masked form: GCC 12 warns that the plain one reads an undefined vector.
   static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
@@ -32,6 +33,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx512() {
       .block = Avx512::kBlock,
       .conv_segment = nchwc_detail::ConvSegmentAnyInput<Avx512>,
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx512>,
+      .affine_plane = nchwc_detail::AffinePlane<Avx512>,
+      .pool_row = nchwc_detail::PoolRow<Avx512>,
       .tile_blocks = Avx512::kTileBlocks,
       .tile_width = Avx512::kTileWidth,
   };

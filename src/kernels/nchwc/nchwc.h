@@ -26,6 +26,10 @@
 //       or C/group == M/group == 1 (depthwise).
 //   NchwcMaxPool, NchwcAveragePool(X blocked) -> blocked: ONNX's attributes
 //   NchwcGlobalAveragePool, NchwcGlobalMaxPool(X blocked) -> [N, Cb, 1, 1, B]
+//   NchwcChannelAffine(X blocked, Scale?, Shift?) -> act(X * Scale + Shift),
+//       Scale and Shift per channel: [1 or N, Cb, 1, 1, B] (an inference
+//       BatchNormalization, a per-channel constant, squeeze-excitation's
+//       scale); the fused activation attributes as NchwcConv's.
 //
 // Algorithms: direct convolution, no im2col. The output is computed in tiles
 // of up to kMaxTileBlocks output blocks x kMaxTileWidth output columns held
@@ -107,6 +111,8 @@ std::vector<Tensor> NchwcAveragePoolKernel(const KernelContext& ctx, const Attri
                                            KernelInputs inputs);
 std::vector<Tensor> NchwcGlobalAveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                                  KernelInputs inputs);
+std::vector<Tensor> NchwcChannelAffineKernel(const KernelContext& ctx, const Attributes& attrs,
+                                             KernelInputs inputs);
 std::vector<Tensor> NchwcGlobalMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                              KernelInputs inputs);
 

@@ -50,6 +50,19 @@ struct NchwcDepthwiseParams {
   bool relu;
 };
 
+// One output row of a window pool on one blocked plane (unpadded input;
+// windows clipped). Average divides by the window's in-input count, or by
+// its count inside the padded extent when count_include_pad.
+struct NchwcPoolParams {
+  const float* input;  // the plane
+  int64_t in_rows, in_cols;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  int64_t pad_top, pad_left, pad_bottom, pad_right;
+  int64_t out_cols;
+  bool max;                // else average
+  bool count_include_pad;  // average only
+};
+
 struct NchwcMicroKernels {
   Isa isa;
   int block;  // floats per vector
@@ -60,6 +73,12 @@ struct NchwcMicroKernels {
                        int64_t pixel_end);
   void (*depthwise_segment)(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh,
                             int64_t ow_begin, int64_t ow_end);
+  // y[i] = act(x[i] * scale + shift) for `pixels` vectors of one block
+  // (scale, shift: one vector each; null = 1 / 0); act is relu or none.
+  void (*affine_plane)(const float* x, const float* scale, const float* shift, bool relu,
+                       int64_t pixels, float* y);
+  // Output row oh of a window pool (NchwcPoolParams) into `out`.
+  void (*pool_row)(const NchwcPoolParams& p, int64_t oh, float* out);
   int tile_blocks;  // output blocks per register tile
   int tile_width;   // output pixels per register tile
 };
@@ -70,5 +89,10 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx512();
 
 // The table for `isa` (which the CPU must support).
 const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa);
+
+// The table for tensors blocked by `block` under `isa`: isa's own when its
+// block matches, the portable one for blocks of 8, else null (a 16-block
+// tensor without AVX-512: the caller's plain loops).
+const NchwcMicroKernels* NchwcMicroKernelsForBlock(Isa isa, int64_t block);
 
 }  // namespace loom::kernels

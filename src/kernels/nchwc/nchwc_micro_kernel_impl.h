@@ -6,7 +6,7 @@
 //
 // T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth,
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
-// = a * b + c, Add, Max, Zero.
+// = a * b + c, Add, Mul, Max, Zero.
 #pragma once
 
 #include <algorithm>
@@ -15,6 +15,9 @@
 #include "kernels/nchwc/nchwc_micro_kernel.h"
 
 namespace loom::kernels::nchwc_detail {
+
+inline constexpr float kOne = 1.0f;
+inline constexpr float kMinusInfinity = -__builtin_inff();
 
 // One register tile: OB output blocks x OW output pixels, summed over every
 // input channel and tap. `in[j]` is pixel j's input at tap (0, 0) of
@@ -226,6 +229,60 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
   for (int64_t ow = ow_begin; ow < lo; ++ow) edge(ow);
   DepthwiseColumns<T, T::kDepthwiseWidth>(p, in_row, w, bias, out_row, kh_end - kh_begin, lo, hi);
   for (int64_t ow = hi; ow < ow_end; ++ow) edge(ow);
+}
+
+template <class T>
+void AffinePlane(const float* x, const float* scale, const float* shift, bool relu,
+                 int64_t pixels, float* y) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  const V s = scale != nullptr ? T::Load(scale) : T::Broadcast(&kOne);
+  const V t = shift != nullptr ? T::Load(shift) : T::Zero();
+  for (int64_t i = 0; i < pixels; ++i) {
+    V r = T::Fma(T::Load(x + i * B), s, t);
+    if (relu) r = T::Max(r, T::Zero());
+    T::Store(y + i * B, r);
+  }
+}
+
+template <class T>
+void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  const int64_t ih0 = oh * p.stride_h - p.pad_top;
+  const int64_t kh_begin = FirstInside(ih0, p.dilation_h, p.kernel_h);
+  const int64_t kh_end = std::max(kh_begin, EndInside(ih0, p.dilation_h, p.kernel_h, p.in_rows));
+  // Window rows inside the padded extent (count_include_pad's divisor).
+  const int64_t kh_pad_begin = FirstInside(ih0 + p.pad_top, p.dilation_h, p.kernel_h);
+  const int64_t kh_pad_end = std::max(
+      kh_pad_begin, EndInside(ih0 + p.pad_top, p.dilation_h, p.kernel_h,
+                              p.in_rows + p.pad_top + p.pad_bottom));
+  for (int64_t ow = 0; ow < p.out_cols; ++ow) {
+    const int64_t iw0 = ow * p.stride_w - p.pad_left;
+    const int64_t kw_begin = FirstInside(iw0, p.dilation_w, p.kernel_w);
+    const int64_t kw_end = std::max(kw_begin, EndInside(iw0, p.dilation_w, p.kernel_w, p.in_cols));
+    V acc = p.max ? T::Broadcast(&kMinusInfinity) : T::Zero();
+    for (int64_t kh = kh_begin; kh < kh_end; ++kh) {
+      const int64_t row = (ih0 + kh * p.dilation_h) * p.in_cols + iw0;
+      for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
+        const V x = T::Load(p.input + (row + kw * p.dilation_w) * B);
+        acc = p.max ? T::Max(acc, x) : T::Add(acc, x);
+      }
+    }
+    if (!p.max) {
+      int64_t count = (kh_end - kh_begin) * (kw_end - kw_begin);
+      if (p.count_include_pad) {
+        const int64_t kw_pad_begin = FirstInside(iw0 + p.pad_left, p.dilation_w, p.kernel_w);
+        const int64_t kw_pad_end = std::max(
+            kw_pad_begin, EndInside(iw0 + p.pad_left, p.dilation_w, p.kernel_w,
+                                    p.in_cols + p.pad_left + p.pad_right));
+        count = (kh_pad_end - kh_pad_begin) * (kw_pad_end - kw_pad_begin);
+      }
+      const float scale = count == 0 ? 0.0f : 1.0f / static_cast<float>(count);
+      acc = T::Mul(acc, T::Broadcast(&scale));
+    }
+    T::Store(out + ow * B, acc);
+  }
 }
 
 }  // namespace loom::kernels::nchwc_detail

@@ -23,6 +23,7 @@ struct Portable {
   static void Store(float* p, V v) { std::memcpy(p, &v, sizeof(v)); }
   static V Broadcast(const float* p) { return V{} + *p; }
   static V Fma(V a, V b, V c) { return a * b + c; }
+  static V Mul(V a, V b) { return a * b; }
   static V Add(V a, V b) { return a + b; }
   static V Max(V a, V b) { return a > b ? a : b; }
   static V Zero() { return V{}; }
@@ -36,6 +37,8 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable() {
       .block = Portable::kBlock,
       .conv_segment = nchwc_detail::ConvSegmentAnyInput<Portable>,
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Portable>,
+      .affine_plane = nchwc_detail::AffinePlane<Portable>,
+      .pool_row = nchwc_detail::PoolRow<Portable>,
       .tile_blocks = Portable::kTileBlocks,
       .tile_width = Portable::kTileWidth,
   };
@@ -49,6 +52,13 @@ const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa) {
     case Isa::kPortable: break;
   }
   return NchwcMicroKernelsPortable();
+}
+
+const NchwcMicroKernels* NchwcMicroKernelsForBlock(Isa isa, int64_t block) {
+  const NchwcMicroKernels& own = NchwcMicroKernelsFor(isa);
+  if (own.block == block) return &own;
+  if (block == NchwcMicroKernelsPortable().block) return &NchwcMicroKernelsPortable();
+  return nullptr;
 }
 
 }  // namespace loom::kernels

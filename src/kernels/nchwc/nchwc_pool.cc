@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/nchwc/nchwc.h"
+#include "kernels/nchwc/nchwc_micro_kernel.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -31,6 +32,7 @@ BlockedInput CheckBlocked(std::string_view op, const Tensor& x) {
 
 enum class PoolKind { kMax, kAverage, kAverageIncludePad };
 
+// The plain loops, for a block the ISA's table does not cover.
 template <int B>
 void PoolRow(PoolKind kind, const SpatialGeometry& g, const float* in, int64_t oh, float* out) {
   const int64_t rows = g.input[0], cols = g.input[1];
@@ -91,13 +93,34 @@ std::vector<Tensor> WindowPool(std::string_view op, PoolKind kind, const KernelC
   const int64_t in_plane = in.rows * in.cols * in.block;
   const int64_t out_plane = g.output[0] * g.output[1] * in.block;
   const double cost = kNsPerLaneOp * static_cast<double>(g.output[1] * in.block * kernel[0] * kernel[1]);
+  const NchwcMicroKernels* mk = NchwcMicroKernelsForBlock(ctx.isa, in.block);
+  NchwcPoolParams p;
+  p.in_rows = in.rows;
+  p.in_cols = in.cols;
+  p.kernel_h = g.kernel[0];
+  p.kernel_w = g.kernel[1];
+  p.stride_h = g.stride[0];
+  p.stride_w = g.stride[1];
+  p.dilation_h = g.dilation[0];
+  p.dilation_w = g.dilation[1];
+  p.pad_top = g.pad_begin[0];
+  p.pad_left = g.pad_begin[1];
+  p.pad_bottom = g.pad_end[0];
+  p.pad_right = g.pad_end[1];
+  p.out_cols = g.output[1];
+  p.max = kind == PoolKind::kMax;
+  p.count_include_pad = kind == PoolKind::kAverageIncludePad;
   threading::ParallelFor(ctx.pool, in.batch * in.blocks * out_rows, cost,
                          [&](int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) {
       const int64_t plane = u / out_rows, oh = u % out_rows;
       const float* plane_in = src + plane * in_plane;
       float* row_out = dst + plane * out_plane + oh * g.output[1] * in.block;
-      if (in.block == 16) {
+      if (mk != nullptr) {
+        NchwcPoolParams row = p;
+        row.input = plane_in;
+        mk->pool_row(row, oh, row_out);
+      } else if (in.block == 16) {
         PoolRow<16>(kind, g, plane_in, oh, row_out);
       } else {
         PoolRow<8>(kind, g, plane_in, oh, row_out);

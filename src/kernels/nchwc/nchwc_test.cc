@@ -207,6 +207,52 @@ TEST(NchwcReorder, RejectsChannelsThatDoNotFit) {
             std::string::npos);
 }
 
+TEST(NchwcChannelAffine, MatchesPlainLoops) {
+  const Tensor x = RandomTensor(DType::kFloat32, Shape({2, 11, 5, 4}), 40);
+  const Tensor scale = RandomTensor(DType::kFloat32, Shape({2, 11, 1, 1}), 41);  // per image
+  const Tensor shift = RandomTensor(DType::kFloat32, Shape({1, 11, 1, 1}), 42);
+  for (Isa isa : SupportedIsas()) for (int block : {8, 16}) {
+    SCOPED_TRACE(std::string(IsaName(isa)) + " block " + std::to_string(block));
+    const Tensor xb = NchwToNchwc(x, block);
+    const Tensor sb = NchwToNchwc(scale, block);
+    const Tensor tb = NchwToNchwc(shift, block);
+    for (ActivationKind kind : {ActivationKind::kIdentity, ActivationKind::kRelu,
+                                ActivationKind::kHardSwish}) {
+      Attributes attrs;
+      SetFusedActivationAttributes({kind, 0, 0, false}, attrs);
+      for (int threads : testing::kThreadCounts) {
+        auto pool = PoolWithThreads(threads);
+        const Tensor* in[] = {&xb, &sb, &tb};
+        const Tensor y = NchwcChannelAffineKernel({pool.get(), isa}, attrs, in)[0];
+        const Tensor plain = NchwcToNchw(y, 11);
+        for (int64_t n = 0; n < 2; ++n) {
+          for (int64_t c = 0; c < 11; ++c) {
+            for (int64_t i = 0; i < 20; ++i) {
+              const int64_t at = (n * 11 + c) * 20 + i;
+              const float want = ActivationReference(
+                  {kind, 0, 0, false},
+                  x.data<float>()[at] * scale.data<float>()[n * 11 + c] + shift.data<float>()[c]);
+              ASSERT_NEAR(plain.data<float>()[at], want, 1e-5) << "n " << n << " c " << c;
+            }
+          }
+        }
+      }
+    }
+    // Only a shift: x + shift exactly.
+    const Tensor* shift_only[] = {&xb, nullptr, &tb};
+    const Tensor shifted =
+        NchwcToNchw(NchwcChannelAffineKernel({nullptr, isa}, {}, shift_only)[0], 11);
+    for (int64_t at = 0; at < x.num_elements(); ++at) {
+      ASSERT_EQ(shifted.data<float>()[at], x.data<float>()[at] + shift.data<float>()[at / 20 % 11]);
+    }
+    // A scale of the wrong shape is refused by name.
+    const Tensor* wrong[] = {&xb, &xb};
+    EXPECT_NE(testing::ErrorMessageOf([&] { NchwcChannelAffineKernel({}, {}, wrong); })
+                  .find("NchwcChannelAffine: input 'Scale' must have shape"),
+              std::string::npos);
+  }
+}
+
 struct PoolCase {
   std::string name;
   Ints x_shape;
@@ -233,11 +279,14 @@ TEST(NchwcPool, MatchesReferences) {
     SCOPED_TRACE(c.name);
     const Tensor x = RandomTensor(DType::kFloat32, Shape(c.x_shape), 12);
     const int64_t channels = c.x_shape[1];
-    for (int block : {8, 16}) {
+    // Every ISA with both block sizes: its own table, the portable table
+    // (blocks of 8) or the plain loops (16 without AVX-512).
+    for (Isa isa : SupportedIsas()) for (int block : {8, 16}) {
+      SCOPED_TRACE(std::string(IsaName(isa)) + " block " + std::to_string(block));
       const Tensor xb = NchwToNchwc(x, block);
       for (int threads : testing::kThreadCounts) {
         auto pool = PoolWithThreads(threads);
-        const KernelContext ctx{pool.get(), Isa::kPortable};
+        const KernelContext ctx{pool.get(), isa};
         const Tensor* in[] = {&xb};
         if (!c.attrs.has("count_include_pad")) {
           const Tensor y = NchwcMaxPoolKernel(ctx, c.attrs, in)[0];
