@@ -21,6 +21,10 @@ struct Avx2 {
   static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static __m256i LaneIndex(int32_t step) {
+    return _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step));
+  }
+  static V Gather(const float* base, __m256i index) { return _mm256_i32gather_ps(base, index, 4); }
   static V Zero() { return _mm256_setzero_ps(); }
 };
 
@@ -34,6 +38,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx2() {
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx2>,
       .affine_plane = nchwc_detail::AffinePlane<Avx2>,
       .pool_row = nchwc_detail::PoolRow<Avx2>,
+      .reorder_in = nchwc_detail::ReorderIn<Avx2>,
+      .reorder_out = nchwc_detail::ReorderOut<Avx2>,
       .tile_blocks = Avx2::kTileBlocks,
       .tile_width = Avx2::kTileWidth,
   };

@@ -22,6 +22,14 @@ struct Avx512 {
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
   // The masked form: GCC 12 warns that the plain one reads an undefined vector.
   static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
+  static __m512i LaneIndex(int32_t step) {
+    return _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                              _mm512_set1_epi32(step));
+  }
+  // The masked form, as for Max.
+  static V Gather(const float* base, __m512i index) {
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, index, base, 4);
+  }
   static V Zero() { return _mm512_setzero_ps(); }
 };
 
@@ -35,6 +43,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx512() {
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx512>,
       .affine_plane = nchwc_detail::AffinePlane<Avx512>,
       .pool_row = nchwc_detail::PoolRow<Avx512>,
+      .reorder_in = nchwc_detail::ReorderIn<Avx512>,
+      .reorder_out = nchwc_detail::ReorderOut<Avx512>,
       .tile_blocks = Avx512::kTileBlocks,
       .tile_width = Avx512::kTileWidth,
   };

@@ -47,7 +47,10 @@ constexpr int64_t kChunkTiles = 8;
 // The weights of one input slice of a tile group (see RunDirect): well
 // inside L2 (2 MiB on the development machines) with the input rows and
 // partial sums beside them. ResNet-18's 512-channel 3x3 layer streamed its
-// 1.2 MB per tile group from L2 at 92 GFLOP/s unsliced.
+// 1.2 MB per tile group from L2 at 92 GFLOP/s unsliced. Best of 5
+// alternating runs, AVX-512, ResNet-18 layers 1/3/4: 256 KiB slices
+// 142/155/124 GFLOP/s, 64 KiB 140/151/124, 32 KiB (L1-sized, ONNX
+// Runtime's choice) 131/138/120.
 constexpr int64_t kSliceBytes = 256 * 1024;
 
 // Guess: ~0.012 ns per FMA lane-op at one thread (80 GFLOP/s); only the

@@ -79,6 +79,13 @@ struct NchwcMicroKernels {
                        int64_t pixels, float* y);
   // Output row oh of a window pool (NchwcPoolParams) into `out`.
   void (*pool_row)(const NchwcPoolParams& p, int64_t oh, float* out);
+  // One block of a layout reorder: `lanes` (<= block) channel planes of
+  // `pixels` floats each, `plane` floats apart, to or from `pixels` vectors
+  // of one block (padding lanes written as zeros by reorder_in).
+  void (*reorder_in)(const float* planes, int64_t plane, int64_t lanes, int64_t pixels,
+                     float* blocked);
+  void (*reorder_out)(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels,
+                      float* planes);
   int tile_blocks;  // output blocks per register tile
   int tile_width;   // output pixels per register tile
 };

@@ -6,10 +6,12 @@
 //
 // T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth,
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
-// = a * b + c, Add, Mul, Max, Zero.
+// = a * b + c, Add, Mul, Max, Zero, LaneIndex(step) (lane l holds l * step)
+// and Gather(base, index) (lane l = base[index[l]]).
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #include "kernels/nchwc/nchwc_micro_kernel.h"
@@ -282,6 +284,41 @@ void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
       acc = T::Mul(acc, T::Broadcast(&scale));
     }
     T::Store(out + ow * B, acc);
+  }
+}
+
+// Plain NCHW planes to one block: each output vector gathers one pixel
+// from the block's channel planes (T::Gather, lane l at index[l]).
+template <class T>
+void ReorderIn(const float* planes, int64_t plane, int64_t lanes, int64_t pixels, float* blocked) {
+  constexpr int B = T::kBlock;
+  if (lanes == B && plane <= INT32_MAX / B) {
+    const auto index = T::LaneIndex(static_cast<int32_t>(plane));
+    for (int64_t i = 0; i < pixels; ++i) T::Store(blocked + i * B, T::Gather(planes + i, index));
+    return;
+  }
+  for (int64_t i = 0; i < pixels; ++i) {
+    for (int64_t l = 0; l < B; ++l) blocked[i * B + l] = l < lanes ? planes[l * plane + i] : 0.0f;
+  }
+}
+
+// One block back to NCHW planes: each plane row gathers B pixels of one lane.
+template <class T>
+void ReorderOut(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels,
+                float* planes) {
+  constexpr int B = T::kBlock;
+  const auto index = T::LaneIndex(B);  // pixel k of a lane at k * B
+  // Pixels in groups of 4 vectors (4 KiB at B = 16), so every lane's
+  // gathers reread them from L1, not the whole plane from L2.
+  constexpr int64_t kGroup = 4 * B;
+  for (int64_t i0 = 0; i0 < pixels; i0 += kGroup) {
+    const int64_t i1 = std::min(pixels, i0 + kGroup);
+    for (int64_t l = 0; l < lanes; ++l) {
+      float* out = planes + l * plane;
+      int64_t i = i0;
+      for (; i + B <= i1; i += B) T::Store(out + i, T::Gather(blocked + i * B + l, index));
+      for (; i < i1; ++i) out[i] = blocked[i * B + l];
+    }
   }
 }
 

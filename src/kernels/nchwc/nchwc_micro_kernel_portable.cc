@@ -26,6 +26,15 @@ struct Portable {
   static V Mul(V a, V b) { return a * b; }
   static V Add(V a, V b) { return a + b; }
   static V Max(V a, V b) { return a > b ? a : b; }
+  struct Index {
+    int32_t step;
+  };
+  static Index LaneIndex(int32_t step) { return {step}; }
+  static V Gather(const float* base, Index index) {
+    V v;
+    for (int l = 0; l < kBlock; ++l) v[l] = base[static_cast<int64_t>(l) * index.step];
+    return v;
+  }
   static V Zero() { return V{}; }
 };
 
@@ -39,6 +48,8 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable() {
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Portable>,
       .affine_plane = nchwc_detail::AffinePlane<Portable>,
       .pool_row = nchwc_detail::PoolRow<Portable>,
+      .reorder_in = nchwc_detail::ReorderIn<Portable>,
+      .reorder_out = nchwc_detail::ReorderOut<Portable>,
       .tile_blocks = Portable::kTileBlocks,
       .tile_width = Portable::kTileWidth,
   };

@@ -1,9 +1,10 @@
 // NchwcReorderInput / NchwcReorderOutput (nchwc.h): the layout conversions
-// at the edges of a blocked region, parallel over (image, block, row).
+// at the edges of a blocked region.
 #include <algorithm>
 #include <string>
 
 #include "kernels/nchwc/nchwc.h"
+#include "kernels/nchwc/nchwc_micro_kernel.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -14,33 +15,49 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Rows of W pixels: a row copy of W * B floats costs about W * B * 0.2 ns.
 constexpr double kNsPerFloat = 0.2;
 
-// Blocked -> plain when `to_plain`, else plain -> blocked (zero lanes past C).
-void Reorder(threading::ThreadPool* pool, const float* src, float* dst, int64_t batch,
+// Pixels per unit of work: a few pages of each plane.
+constexpr int64_t kChunkPixels = 2048;
+
+// Blocked -> plain when `to_plain`, else plain -> blocked (zero lanes past
+// C), parallel over (image, block, pixel chunk). The ISA's gather loops
+// when its block matches, else plain loops.
+void Reorder(const KernelContext& ctx, const float* src, float* dst, int64_t batch,
              int64_t channels, int64_t plane, int64_t block, bool to_plain) {
   const int64_t blocks = CeilDiv(channels, block);
-  const int64_t rows = batch * blocks;
-  threading::ParallelFor(pool, rows, static_cast<double>(plane * block) * kNsPerFloat,
-                         [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t n = r / blocks, cb = r % blocks;
-      const int64_t lanes = std::min(block, channels - cb * block);
-      const int64_t plain_offset = (n * channels + cb * block) * plane;
-      if (to_plain) {
-        for (int64_t l = 0; l < lanes; ++l) {
-          float* out = dst + plain_offset + l * plane;
-          const float* in = src + r * plane * block + l;
-          for (int64_t i = 0; i < plane; ++i) out[i] = in[i * block];
+  const int64_t chunks = std::max<int64_t>(1, CeilDiv(plane, kChunkPixels));
+  const NchwcMicroKernels* mk = NchwcMicroKernelsForBlock(ctx.isa, block);
+  threading::ParallelFor(
+      ctx.pool, batch * blocks * chunks,
+      static_cast<double>(std::min(plane, kChunkPixels) * block) * kNsPerFloat,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t u = begin; u < end; ++u) {
+          const int64_t r = u / chunks, c = u % chunks;
+          const int64_t n = r / blocks, cb = r % blocks;
+          const int64_t lanes = std::min(block, channels - cb * block);
+          const int64_t first = c * kChunkPixels;
+          const int64_t pixels = std::min(kChunkPixels, plane - first);
+          const int64_t plain_offset = (n * channels + cb * block) * plane + first;
+          const int64_t blocked_offset = (r * plane + first) * block;
+          if (mk != nullptr) {
+            if (to_plain) {
+              mk->reorder_out(src + blocked_offset, plane, lanes, pixels, dst + plain_offset);
+            } else {
+              mk->reorder_in(src + plain_offset, plane, lanes, pixels, dst + blocked_offset);
+            }
+            continue;
+          }
+          for (int64_t i = 0; i < pixels; ++i) {
+            for (int64_t l = 0; l < block; ++l) {
+              if (to_plain) {
+                if (l < lanes) dst[plain_offset + l * plane + i] = src[blocked_offset + i * block + l];
+              } else {
+                dst[blocked_offset + i * block + l] =
+                    l < lanes ? src[plain_offset + l * plane + i] : 0.0f;
+              }
+            }
+          }
         }
-        continue;
-      }
-      float* blocked = dst + r * plane * block;
-      for (int64_t i = 0; i < plane; ++i) {
-        for (int64_t l = 0; l < block; ++l) {
-          blocked[i * block + l] = l < lanes ? src[plain_offset + l * plane + i] : 0.0f;
-        }
-      }
-    }
-  });
+      });
 }
 
 }  // namespace
@@ -70,7 +87,7 @@ std::vector<Tensor> NchwcReorderInputKernel(const KernelContext& ctx, const Attr
   const int64_t plane = x.shape().dim(2) * x.shape().dim(3);
   Tensor y = Tensor::uninitialized(
       DType::kFloat32, Shape({n, CeilDiv(c, block), x.shape().dim(2), x.shape().dim(3), block}));
-  if (y.num_elements() > 0) Reorder(ctx.pool, x.data<float>(), y.data<float>(), n, c, plane, block, false);
+  if (y.num_elements() > 0) Reorder(ctx, x.data<float>(), y.data<float>(), n, c, plane, block, false);
   return {y};
 }
 
@@ -91,7 +108,7 @@ std::vector<Tensor> NchwcReorderOutputKernel(const KernelContext& ctx, const Att
   const int64_t plane = x.shape().dim(2) * x.shape().dim(3);
   Tensor y = Tensor::uninitialized(DType::kFloat32,
                                    Shape({n, channels, x.shape().dim(2), x.shape().dim(3)}));
-  if (y.num_elements() > 0) Reorder(ctx.pool, x.data<float>(), y.data<float>(), n, channels, plane, block, true);
+  if (y.num_elements() > 0) Reorder(ctx, x.data<float>(), y.data<float>(), n, channels, plane, block, true);
   return {y};
 }
 
