@@ -235,15 +235,7 @@ class LayoutPass {
     conv.inputs[3] = ob->value;
     erase_[add_index] = true;
     output = add.outputs[0];
-    if (!index_.has_single_private_use(output)) return;
-    const size_t relu_index = index_.consumers(output)[0];
-    const Node& relu = graph_.nodes[relu_index];
-    if (relu.op_type != "Relu" || relu.outputs.size() != 1 || erase_[relu_index]) return;
-    kernels::Attributes written;
-    kernels::SetFusedActivationAttributes({kernels::ActivationKind::kRelu}, written);
-    for (auto& [name, value] : FromKernelAttributes(written)) conv.attributes[name] = value;
-    erase_[relu_index] = true;
-    output = relu.outputs[0];
+    FuseRelu(conv, output);
   }
 
   void ConvertPool(size_t i) {

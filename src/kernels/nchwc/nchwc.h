@@ -116,6 +116,11 @@ std::vector<Tensor> NchwcChannelAffineKernel(const KernelContext& ctx, const Att
 std::vector<Tensor> NchwcGlobalMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                              KernelInputs inputs);
 
+// Checks that `x` is a float32 rank-5 tensor blocked by 8 or 16 channels
+// (its last dimension) and returns the block; InvalidArgumentError "<op>:
+// input 'X' ..." otherwise.
+int64_t CheckBlockedInput(std::string_view op, const Tensor& x);
+
 // Plain-loop layout conversions (also the test oracle's bridge).
 Tensor NchwToNchwc(const Tensor& x, int block);
 Tensor NchwcToNchw(const Tensor& x, int64_t channels);

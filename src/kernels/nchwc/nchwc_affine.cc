@@ -53,13 +53,7 @@ std::vector<Tensor> NchwcChannelAffineKernel(const KernelContext& ctx, const Att
                                              KernelInputs inputs) {
   CheckInputCount(kOp, inputs, 1, 3);
   const Tensor& x = RequiredInput(kOp, inputs, 0, "X");
-  CheckDType(kOp, "X", x, {DType::kFloat32});
-  CheckRank(kOp, "X", x, 5);
-  const int64_t block = x.shape().dim(4);
-  if (block != 8 && block != 16) {
-    ThrowKernelError(kOp, "input 'X' must be blocked by 8 or 16 channels (got shape " +
-                              x.shape().to_string() + ")");
-  }
+  const int64_t block = CheckBlockedInput(kOp, x);
   const Tensor* scale = OptionalInput(inputs, 1);
   const Tensor* shift = OptionalInput(inputs, 2);
   const bool scale_per_image = scale != nullptr && CheckChannelOperand("Scale", *scale, x.shape());

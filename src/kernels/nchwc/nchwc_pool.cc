@@ -20,13 +20,7 @@ struct BlockedInput {
 };
 
 BlockedInput CheckBlocked(std::string_view op, const Tensor& x) {
-  CheckDType(op, "X", x, {DType::kFloat32});
-  CheckRank(op, "X", x, 5);
-  const int64_t block = x.shape().dim(4);
-  if (block != 8 && block != 16) {
-    ThrowKernelError(op, "input 'X' must be blocked by 8 or 16 channels (got shape " +
-                             x.shape().to_string() + ")");
-  }
+  const int64_t block = CheckBlockedInput(op, x);
   return {x.shape().dim(0), x.shape().dim(1), x.shape().dim(2), x.shape().dim(3), block};
 }
 
@@ -171,6 +165,17 @@ std::vector<Tensor> GlobalPool(std::string_view op, bool max, const KernelContex
 }
 
 }  // namespace
+
+int64_t CheckBlockedInput(std::string_view op, const Tensor& x) {
+  CheckDType(op, "X", x, {DType::kFloat32});
+  CheckRank(op, "X", x, 5);
+  const int64_t block = x.shape().dim(4);
+  if (block != 8 && block != 16) {
+    ThrowKernelError(op, "input 'X' must be blocked by 8 or 16 channels (got shape " +
+                             x.shape().to_string() + ")");
+  }
+  return block;
+}
 
 std::vector<Tensor> NchwcMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                        KernelInputs inputs) {
