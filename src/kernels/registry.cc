@@ -133,6 +133,8 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
 
 std::span<const KernelRegistration> KernelRegistry() { return kRegistry; }
 
+bool IsInternalOp(std::string_view op) { return op.starts_with("Nchwc"); }
+
 const KernelRegistration* FindKernel(std::string_view op) {
   auto it = std::lower_bound(
       kRegistry.begin(), kRegistry.end(), op,

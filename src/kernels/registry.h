@@ -36,6 +36,11 @@ struct KernelRegistration {
   KernelFn fn;
 };
 
+// Whether `op` is one of Loom's internal ops (the blocked layout's
+// "Nchwc*", kernels/nchwc/nchwc.h): written by the graph optimizer only, so
+// the ONNX importer refuses them in a model file.
+bool IsInternalOp(std::string_view op);
+
 // Every registration, sorted by op name.
 std::span<const KernelRegistration> KernelRegistry();
 

@@ -106,7 +106,8 @@ void CheckOpsSupported(const onnx::GraphProto& graph, const std::vector<std::str
     const onnx::NodeProto& node = graph.node(i);
     if (!IsDefaultDomain(node.domain())) {
       unsupported[node.domain() + "::" + node.op_type()].push_back(node_names[i]);
-    } else if (kernels::FindKernel(node.op_type()) == nullptr) {
+    } else if (kernels::FindKernel(node.op_type()) == nullptr ||
+               kernels::IsInternalOp(node.op_type())) {
       unsupported[node.op_type().empty() ? "<empty op type>" : node.op_type()].push_back(
           node_names[i]);
     }

@@ -223,11 +223,14 @@ TEST(OnnxLoader, UnsupportedOpsAreListedAllAtOnce) {
   m.Node("Hardmax", {"x"}, {"h"}, "hm");
   m.Node("FusedConv", {"x"}, {"f"}, "fc")->set_domain("com.microsoft");
   m.Node("NoSuchOp", {"x"}, {"n"}, "nothing");
+  // Loom's internal ops run only where its optimizer put them.
+  m.Node("NchwcReorderInput", {"x"}, {"r"}, "internal");
   m.Node("Relu", {"x"}, {"y"});
   m.Output("y", kFloat, {1, 4});
   const std::string error = LoadError(m.Serialize());
   EXPECT_EQ(error.rfind("test.onnx: ", 0), 0u) << error;
-  EXPECT_TRUE(Contains(error, "4 unsupported op types")) << error;
+  EXPECT_TRUE(Contains(error, "5 unsupported op types")) << error;
+  EXPECT_TRUE(Contains(error, "NchwcReorderInput (node 'internal')")) << error;
   EXPECT_TRUE(Contains(error, "TopK (nodes 'topk_a', 'TopK_1')")) << error;
   EXPECT_TRUE(Contains(error, "Hardmax (node 'hm')")) << error;
   EXPECT_TRUE(Contains(error, "com.microsoft::FusedConv (node 'fc')")) << error;

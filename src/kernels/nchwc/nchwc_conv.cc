@@ -178,6 +178,21 @@ PreparedNchwcConv::PreparedNchwcConv(const Attributes& attrs, const Tensor& weig
   }
   const float* w = weights.data<float>();
   const int64_t taps = kernel_h_ * kernel_w_;
+  // Blocking pads channels up to whole blocks (B-fold for a hand-written
+  // model with one channel per block): size the packing before allocating.
+  {
+    const int64_t mg_blocks = CeilDiv(out_channels_ / group_, B);
+    const int64_t cg_rounded = plain_input_ ? cg : CeilDiv(cg, B) * B;
+    int64_t floats = 0;
+    const bool overflow =
+        depthwise_ ? __builtin_mul_overflow(out_blocks * B, taps, &floats)
+                   : (__builtin_mul_overflow(group_ * mg_blocks * B, cg_rounded, &floats) ||
+                      __builtin_mul_overflow(floats, taps, &floats));
+    if (overflow || floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
+      ThrowKernelError(kOp, "the blocked weights of 'W' (shape " + weights.shape().to_string() +
+                                ") exceed Loom's tensor size limit");
+    }
+  }
   if (depthwise_) {
     packed_.assign(static_cast<size_t>(out_blocks * taps * B), 0.0f);
     for (int64_t c = 0; c < out_channels_; ++c) {

@@ -247,9 +247,42 @@ void AffinePlane(const float* x, const float* scale, const float* shift, bool re
   }
 }
 
+// OW output pixels of a pool, whose windows start at input column iw0,
+// iw0 + stride_w, ...: taps [kh_begin, kh_end) x [kw_begin, kw_end) of each,
+// divided by `count` (average). OW independent accumulators: one would wait
+// on the max/add latency (4 cycles) at every tap.
+template <class T, int OW>
+inline void PoolPixels(const NchwcPoolParams& p, int64_t ih0, int64_t iw0, int64_t kh_begin,
+                       int64_t kh_end, int64_t kw_begin, int64_t kw_end, int64_t count,
+                       float* out) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  V acc[OW];
+  const V init = p.max ? T::Broadcast(&kMinusInfinity) : T::Zero();
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) acc[j] = init;
+  for (int64_t kh = kh_begin; kh < kh_end; ++kh) {
+    const int64_t row = (ih0 + kh * p.dilation_h) * p.in_cols + iw0;
+    for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
+      const float* x = p.input + (row + kw * p.dilation_w) * B;
+      if (p.max) {
+#pragma GCC unroll 16
+        for (int j = 0; j < OW; ++j) acc[j] = T::Max(acc[j], T::Load(x + j * p.stride_w * B));
+      } else {
+#pragma GCC unroll 16
+        for (int j = 0; j < OW; ++j) acc[j] = T::Add(acc[j], T::Load(x + j * p.stride_w * B));
+      }
+    }
+  }
+  const float scale = count == 0 ? 0.0f : 1.0f / static_cast<float>(count);
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) {
+    T::Store(out + j * B, p.max ? acc[j] : T::Mul(acc[j], T::Broadcast(&scale)));
+  }
+}
+
 template <class T>
 void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
-  using V = typename T::V;
   constexpr int B = T::kBlock;
   const int64_t ih0 = oh * p.stride_h - p.pad_top;
   const int64_t kh_begin = FirstInside(ih0, p.dilation_h, p.kernel_h);
@@ -259,32 +292,42 @@ void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
   const int64_t kh_pad_end = std::max(
       kh_pad_begin, EndInside(ih0 + p.pad_top, p.dilation_h, p.kernel_h,
                               p.in_rows + p.pad_top + p.pad_bottom));
-  for (int64_t ow = 0; ow < p.out_cols; ++ow) {
+  const int64_t rows = p.count_include_pad ? kh_pad_end - kh_pad_begin : kh_end - kh_begin;
+  // Columns whose window lies inside the input need no clipping (and no
+  // divisions: they cost more than the window's loads).
+  const int64_t extent = (p.kernel_w - 1) * p.dilation_w;
+  int64_t lo = (p.pad_left + p.stride_w - 1) / p.stride_w;
+  int64_t hi = p.in_cols - 1 - extent + p.pad_left >= 0
+                   ? (p.in_cols - 1 - extent + p.pad_left) / p.stride_w + 1
+                   : 0;
+  lo = std::min(lo, p.out_cols);
+  hi = std::clamp(hi, lo, p.out_cols);
+  auto edge = [&](int64_t ow) {
     const int64_t iw0 = ow * p.stride_w - p.pad_left;
     const int64_t kw_begin = FirstInside(iw0, p.dilation_w, p.kernel_w);
     const int64_t kw_end = std::max(kw_begin, EndInside(iw0, p.dilation_w, p.kernel_w, p.in_cols));
-    V acc = p.max ? T::Broadcast(&kMinusInfinity) : T::Zero();
-    for (int64_t kh = kh_begin; kh < kh_end; ++kh) {
-      const int64_t row = (ih0 + kh * p.dilation_h) * p.in_cols + iw0;
-      for (int64_t kw = kw_begin; kw < kw_end; ++kw) {
-        const V x = T::Load(p.input + (row + kw * p.dilation_w) * B);
-        acc = p.max ? T::Max(acc, x) : T::Add(acc, x);
-      }
+    int64_t columns = kw_end - kw_begin;
+    if (p.count_include_pad) {
+      const int64_t kw_pad_begin = FirstInside(iw0 + p.pad_left, p.dilation_w, p.kernel_w);
+      columns = std::max(kw_pad_begin, EndInside(iw0 + p.pad_left, p.dilation_w, p.kernel_w,
+                                                 p.in_cols + p.pad_left + p.pad_right)) -
+                kw_pad_begin;
     }
-    if (!p.max) {
-      int64_t count = (kh_end - kh_begin) * (kw_end - kw_begin);
-      if (p.count_include_pad) {
-        const int64_t kw_pad_begin = FirstInside(iw0 + p.pad_left, p.dilation_w, p.kernel_w);
-        const int64_t kw_pad_end = std::max(
-            kw_pad_begin, EndInside(iw0 + p.pad_left, p.dilation_w, p.kernel_w,
-                                    p.in_cols + p.pad_left + p.pad_right));
-        count = (kh_pad_end - kh_pad_begin) * (kw_pad_end - kw_pad_begin);
-      }
-      const float scale = count == 0 ? 0.0f : 1.0f / static_cast<float>(count);
-      acc = T::Mul(acc, T::Broadcast(&scale));
-    }
-    T::Store(out + ow * B, acc);
+    PoolPixels<T, 1>(p, ih0, iw0, kh_begin, kh_end, kw_begin, kw_end, rows * columns,
+                     out + ow * B);
+  };
+  for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
+  constexpr int kWidth = 8;
+  int64_t ow = lo;
+  for (; ow + kWidth <= hi; ow += kWidth) {
+    PoolPixels<T, kWidth>(p, ih0, ow * p.stride_w - p.pad_left, kh_begin, kh_end, 0, p.kernel_w,
+                          rows * p.kernel_w, out + ow * B);
   }
+  for (; ow < hi; ++ow) {
+    PoolPixels<T, 1>(p, ih0, ow * p.stride_w - p.pad_left, kh_begin, kh_end, 0, p.kernel_w,
+                     rows * p.kernel_w, out + ow * B);
+  }
+  for (ow = std::max(hi, lo); ow < p.out_cols; ++ow) edge(ow);
 }
 
 // Plain NCHW planes to one block: each output vector gathers one pixel

@@ -281,7 +281,13 @@ std::vector<PoolCase> PoolCases() {
   dilated.set("kernel_shape", Ints{2, 3}).set("dilations", Ints{2, 1}).set("pads", Ints{1, 0, 0, 2});
   Attributes include_pad = max3x3s2;
   include_pad.set("count_include_pad", int64_t{1});
+  Attributes wide;  // interior columns in tiles of 8
+  wide.set("kernel_shape", Ints{3, 3}).set("pads", Ints{1, 1, 1, 1});
+  Attributes wide_include = wide;
+  wide_include.set("count_include_pad", int64_t{1});
   return {{"3x3/2 pad 1", {1, 19, 13, 12}, max3x3s2},
+          {"3x3/1 pad 1, wide rows", {2, 17, 5, 43}, wide},
+          {"3x3/1 pad 1, wide rows, count_include_pad", {1, 9, 4, 41}, wide_include},
           {"ceil mode", {2, 8, 10, 9}, ceil},
           {"dilated asymmetric", {1, 5, 9, 7}, dilated},
           {"count_include_pad", {1, 17, 7, 8}, include_pad}};
