@@ -56,8 +56,8 @@ namespace loom::graph {
 namespace {
 
 const std::set<std::string>& BlockedUnaryOps() {
-  static const std::set<std::string> ops = {"Relu",      "LeakyRelu", "Sigmoid", "Tanh",
-                                            "HardSigmoid", "HardSwish", "Silu",  "Clip"};
+  static const std::set<std::string> ops = {"Relu",        "LeakyRelu", "Sigmoid", "Tanh",
+                                            "HardSigmoid", "HardSwish", "Silu",    "Clip"};
   return ops;
 }
 
@@ -76,7 +76,10 @@ struct Blocked {
 class LayoutPass {
  public:
   LayoutPass(Graph& graph, int block)
-      : graph_(graph), block_(block), index_(graph), names_(graph),
+      : graph_(graph),
+        block_(block),
+        index_(graph),
+        names_(graph),
         erase_(graph.nodes.size(), false) {}
 
   bool Run() {

@@ -40,8 +40,7 @@ Graph Blocked(const Graph& before) {
 }
 
 std::string Conv(GraphBuilder& b, const std::string& x, int64_t in, int64_t out, int64_t k,
-                 uint32_t seed, const std::string& name, Ints strides = {1, 1},
-                 int64_t group = 1) {
+                 uint32_t seed, const std::string& name, Ints strides = {1, 1}, int64_t group = 1) {
   const int64_t pad = k / 2;
   const std::string w =
       b.constant(RandomTensor(DType::kFloat32, Shape({out, in / group, k, k}), seed), name + "_w");
@@ -57,16 +56,16 @@ Graph SmallResNet(Dim batch) {
   GraphBuilder b("resnet");
   const std::string x = b.input("x", DType::kFloat32, {batch, 3, 20, 18});
   const std::string stem = b.op("Relu", {Conv(b, x, 3, 16, 7, 1, "stem", {2, 2})}, {}, "stem_relu");
-  const std::string pool = b.op("MaxPool", {stem},
-                                {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}},
-                                 {"pads", Ints{1, 1, 1, 1}}},
-                                "pool");
+  const std::string pool = b.op(
+      "MaxPool", {stem},
+      {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}, "pool");
   const std::string c1 = b.op("Relu", {Conv(b, pool, 16, 16, 3, 2, "c1")}, {}, "c1_relu");
   const std::string c2 = Conv(b, c1, 16, 16, 3, 3, "c2");
   const std::string res = b.op("Relu", {b.op("Add", {c2, pool}, {}, "res_add")}, {}, "res_relu");
   const std::string dw = Conv(b, res, 16, 16, 3, 4, "dw", {1, 1}, 16);
   const std::string squeeze = b.op("GlobalAveragePool", {dw}, {}, "se_pool");
-  const std::string gate = b.op("HardSigmoid", {Conv(b, squeeze, 16, 16, 1, 5, "se_fc")}, {}, "se_gate");
+  const std::string gate =
+      b.op("HardSigmoid", {Conv(b, squeeze, 16, 16, 1, 5, "se_fc")}, {}, "se_gate");
   const std::string scaled = b.op("Mul", {dw, gate}, {}, "se_mul");
   const std::string head = b.op("GlobalAveragePool", {scaled}, {}, "head_pool");
   const std::string flat = b.op("Flatten", {head}, {}, "flatten");
@@ -146,7 +145,7 @@ TEST(UseBlockedLayout, ConcatStaysBlockedOnlyForWholeBlocks) {
   b.output(Conv(b, joined_odd, 29, 8, 3, 4, "after"), "y");
   const Graph before = b.build();
   const Graph after = Blocked(before);
-  EXPECT_EQ(NodeNamed(after, "join")->inputs[0], "a_nchwc");  // blocked
+  EXPECT_EQ(NodeNamed(after, "join")->inputs[0], "a_nchwc");   // blocked
   EXPECT_EQ(NodeNamed(after, "join_odd")->inputs[0], "join");  // plain: 5 channels
   EXPECT_EQ(CompareGraphOutputs(before, after, RandomFeeds(before, 4), 1e-4, 1e-5), "");
 }

@@ -12,7 +12,8 @@ struct Avx2 {
   using V = __m256;
   static constexpr int kBlock = 8;
   static constexpr int kTileBlocks = 2;
-  static constexpr int kTileWidth = 6;
+  // Within 16 registers: 1 x 12 (14), 2 x 6 (15).
+  static constexpr int kTileWidth[3] = {0, 12, 6};
   static constexpr int kDepthwiseWidth = 8;
   static V Load(const float* p) { return _mm256_loadu_ps(p); }
   static void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
@@ -41,7 +42,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx2() {
       .reorder_in = nchwc_detail::ReorderIn<Avx2>,
       .reorder_out = nchwc_detail::ReorderOut<Avx2>,
       .tile_blocks = Avx2::kTileBlocks,
-      .tile_width = Avx2::kTileWidth,
+      .tile_width = {Avx2::kTileWidth[1], Avx2::kTileWidth[2], Avx2::kTileWidth[2],
+                     Avx2::kTileWidth[2]},
   };
   return kKernels;
 }

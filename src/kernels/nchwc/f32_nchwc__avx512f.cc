@@ -1,6 +1,7 @@
 // NCHWc inner loops (nchwc_micro_kernel_impl.h) with AVX-512F: blocks of 16
-// floats, register tiles of 4 output blocks x 6 columns (24 accumulators, 4
-// weight vectors and one broadcast: 29 of the 32 zmm registers).
+// floats, register tiles of up to 4 output blocks x 6 pixels (24
+// accumulators, 4 weight vectors and one broadcast: 29 of the 32 zmm
+// registers), wider for fewer blocks.
 #include <immintrin.h>
 
 #include "kernels/nchwc/nchwc_micro_kernel_impl.h"
@@ -12,7 +13,9 @@ struct Avx512 {
   using V = __m512;
   static constexpr int kBlock = 16;
   static constexpr int kTileBlocks = 4;
-  static constexpr int kTileWidth = 6;
+  // Accumulators + weight vectors + one broadcast within 32 registers:
+  // 1 x 12 (14), 2 x 12 (27), 3 x 8 (28), 4 x 6 (29).
+  static constexpr int kTileWidth[5] = {0, 12, 12, 8, 6};
   static constexpr int kDepthwiseWidth = 8;
   static V Load(const float* p) { return _mm512_loadu_ps(p); }
   static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
@@ -23,8 +26,9 @@ struct Avx512 {
   // The masked form: GCC 12 warns that the plain one reads an undefined vector.
   static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static __m512i LaneIndex(int32_t step) {
-    return _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                              _mm512_set1_epi32(step));
+    return _mm512_mullo_epi32(
+        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+        _mm512_set1_epi32(step));
   }
   // The masked form, as for Max.
   static V Gather(const float* base, __m512i index) {
@@ -46,7 +50,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx512() {
       .reorder_in = nchwc_detail::ReorderIn<Avx512>,
       .reorder_out = nchwc_detail::ReorderOut<Avx512>,
       .tile_blocks = Avx512::kTileBlocks,
-      .tile_width = Avx512::kTileWidth,
+      .tile_width = {Avx512::kTileWidth[1], Avx512::kTileWidth[2], Avx512::kTileWidth[3],
+                     Avx512::kTileWidth[4]},
   };
   return kKernels;
 }

@@ -87,11 +87,11 @@ class PreparedNchwcConv {
   Attributes attrs_;
   Isa isa_;
   int block_;
-  bool plain_input_;         // input_layout "nchw"
+  bool plain_input_;  // input_layout "nchw"
   bool depthwise_;
   int64_t group_;
-  int64_t out_channels_;     // M
-  int64_t in_channels_;      // C
+  int64_t out_channels_;  // M
+  int64_t in_channels_;   // C
   int64_t kernel_h_, kernel_w_;
   Activation activation_;
   std::vector<float> packed_;  // see nchwc_conv.cc

@@ -24,16 +24,16 @@ bool CheckChannelOperand(std::string_view name, const Tensor& t, const Shape& x)
   if (!ok) {
     ThrowKernelError(kOp, "input '" + std::string(name) + "' must have shape [1 or " +
                               std::to_string(x.dim(0)) + ", " + std::to_string(x.dim(1)) +
-                              ", 1, 1, " + std::to_string(x.dim(4)) + "] (got " +
-                              s.to_string() + ")");
+                              ", 1, 1, " + std::to_string(x.dim(4)) + "] (got " + s.to_string() +
+                              ")");
   }
   return s.dim(0) != 1;
 }
 
 // The plain loops, for a block the ISA's table does not cover.
 template <int B>
-void AffinePlane(const float* x, const float* scale, const float* shift, bool relu,
-                 int64_t pixels, float* y) {
+void AffinePlane(const float* x, const float* scale, const float* shift, bool relu, int64_t pixels,
+                 float* y) {
   float s[B], t[B];
   for (int l = 0; l < B; ++l) {
     s[l] = scale != nullptr ? scale[l] : 1.0f;
@@ -72,12 +72,12 @@ std::vector<Tensor> NchwcChannelAffineKernel(const KernelContext& ctx, const Att
       [&](int64_t begin, int64_t end) {
         for (int64_t plane = begin; plane < end; ++plane) {
           const int64_t n = plane / blocks, cb = plane % blocks;
-          const float* s = scale == nullptr
-                               ? nullptr
-                               : scale->data<float>() + ((scale_per_image ? n : 0) * blocks + cb) * block;
-          const float* t = shift == nullptr
-                               ? nullptr
-                               : shift->data<float>() + ((shift_per_image ? n : 0) * blocks + cb) * block;
+          const float* s = scale == nullptr ? nullptr
+                                            : scale->data<float>() +
+                                                  ((scale_per_image ? n : 0) * blocks + cb) * block;
+          const float* t = shift == nullptr ? nullptr
+                                            : shift->data<float>() +
+                                                  ((shift_per_image ? n : 0) * blocks + cb) * block;
           const float* in = src + plane * pixels * block;
           float* out = dst + plane * pixels * block;
           if (mk != nullptr) {

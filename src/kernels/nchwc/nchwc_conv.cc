@@ -106,7 +106,8 @@ void ApplyRows(const Activation& activation, Isa isa, float* y, int64_t block_st
   if (activation.kind == ActivationKind::kIdentity || activation.kind == ActivationKind::kRelu) {
     return;
   }
-  for (int64_t b = 0; b < blocks; ++b) ApplyActivation(activation, y + b * block_stride, floats, isa);
+  for (int64_t b = 0; b < blocks; ++b)
+    ApplyActivation(activation, y + b * block_stride, floats, isa);
 }
 
 }  // namespace
@@ -137,8 +138,8 @@ PreparedNchwcConv::PreparedNchwcConv(const Attributes& attrs, const Tensor& weig
   }
   const std::string layout = attrs.get_string("input_layout", "nchwc");
   if (layout != "nchwc" && layout != "nchw") {
-    ThrowKernelError(kOp, "attribute 'input_layout' must be 'nchwc' or 'nchw' (got '" + layout +
-                              "')");
+    ThrowKernelError(kOp,
+                     "attribute 'input_layout' must be 'nchwc' or 'nchw' (got '" + layout + "')");
   }
   plain_input_ = layout == "nchw";
   group_ = attrs.get_int("group", 1);
@@ -235,8 +236,8 @@ Tensor PreparedNchwcConv::Run(const KernelContext& ctx, const Tensor& x, const T
   if (plain_input_) {
     CheckRank(kOp, "X", x, 4);
     if (x.shape().dim(1) != in_channels_) {
-      ThrowKernelError(kOp, "input 'X' (NCHW) has shape " + x.shape().to_string() + " but 'W' expects " +
-                                std::to_string(in_channels_) + " channels");
+      ThrowKernelError(kOp, "input 'X' (NCHW) has shape " + x.shape().to_string() +
+                                " but 'W' expects " + std::to_string(in_channels_) + " channels");
     }
   } else {
     CheckRank(kOp, "X", x, 5);
@@ -251,11 +252,11 @@ Tensor PreparedNchwcConv::Run(const KernelContext& ctx, const Tensor& x, const T
   batch = x.shape().dim(0);
   rows = x.shape().dim(2);
   cols = x.shape().dim(3);
-  const SpatialGeometry g = ResolveSpatialGeometry(
-      kOp, attrs_, std::vector<int64_t>{rows, cols}, std::vector<int64_t>{kernel_h_, kernel_w_});
+  const SpatialGeometry g = ResolveSpatialGeometry(kOp, attrs_, std::vector<int64_t>{rows, cols},
+                                                   std::vector<int64_t>{kernel_h_, kernel_w_});
   const int64_t out_blocks = CeilDiv(out_channels_, B);
-  Tensor y = Tensor::uninitialized(
-      DType::kFloat32, Shape({batch, out_blocks, g.output[0], g.output[1], B}));
+  Tensor y = Tensor::uninitialized(DType::kFloat32,
+                                   Shape({batch, out_blocks, g.output[0], g.output[1], B}));
   if (sum != nullptr) {
     CheckDType(kOp, "Sum", *sum, {DType::kFloat32});
     if (sum->shape() != y.shape()) {
@@ -301,9 +302,11 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       mk.tile_blocks * taps * cpb * B * static_cast<int64_t>(sizeof(float));
   const int64_t slice = std::clamp<int64_t>(kSliceBytes / block_weight_bytes, 1, icbg);
   const int64_t tile_groups = CeilDiv(obg, mk.tile_blocks);
-  // Pixel chunks of whole tiles, about kChunkTiles tiles each.
-  const int64_t chunks = std::max<int64_t>(1, pixels / (mk.tile_width * kChunkTiles));
-  const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), mk.tile_width) * mk.tile_width;
+  // Pixel chunks of whole tiles (of a full tile group), about kChunkTiles
+  // tiles each.
+  const int64_t width = mk.tile_width[std::min<int64_t>(mk.tile_blocks, obg) - 1];
+  const int64_t chunks = std::max<int64_t>(1, pixels / (width * kChunkTiles));
+  const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
   const int64_t in_image = in_planes * rows * cols * lanes;
   const int64_t out_image = CeilDiv(out_channels_, B) * pixels * B;
   const int64_t units = batch * group_ * tile_groups * chunks;

@@ -15,21 +15,21 @@
 namespace loom::kernels {
 
 struct NchwcConvParams {
-  const float* input;           // channel block 0 of this image and group, row 0, column 0
-  int64_t in_block_stride;      // floats between input channel blocks
-  int64_t in_row_stride;        // floats between input rows
-  int64_t in_col_stride;        // floats between input columns (B blocked, 1 plain)
-  int64_t in_channel_stride;    // floats between channels of a block (1 blocked)
-  int64_t in_blocks;            // input channel blocks summed over
-  int64_t channels_per_block;   // B blocked; C (all channels in one block) plain
+  const float* input;          // channel block 0 of this image and group, row 0, column 0
+  int64_t in_block_stride;     // floats between input channel blocks
+  int64_t in_row_stride;       // floats between input rows
+  int64_t in_col_stride;       // floats between input columns (B blocked, 1 plain)
+  int64_t in_channel_stride;   // floats between channels of a block (1 blocked)
+  int64_t in_blocks;           // input channel blocks summed over
+  int64_t channels_per_block;  // B blocked; C (all channels in one block) plain
   int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
-  const float* weights;         // this tile group's packed weights: [icb][kh][kw][ic][blocks][B]
-  const float* bias;            // B values per output block, from the group's first
-  float* output;                // the tile group's first output block in this image
-  int64_t out_block_stride;     // floats between output blocks (OH * OW * B)
-  int64_t out_width;            // OW: output pixel p is row p / OW, column p % OW
-  const float* sum;             // null, or a tensor laid out as `output`
-  bool relu;                    // max(0, .) applied in registers
+  const float* weights;      // this tile group's packed weights: [icb][kh][kw][ic][blocks][B]
+  const float* bias;         // B values per output block, from the group's first
+  float* output;             // the tile group's first output block in this image
+  int64_t out_block_stride;  // floats between output blocks (OH * OW * B)
+  int64_t out_width;         // OW: output pixel p is row p / OW, column p % OW
+  const float* sum;          // null, or a tensor laid out as `output`
+  bool relu;                 // max(0, .) applied in registers
   // Input channel blocks may come in slices (nchwc_conv.cc): `accumulate`
   // starts from the output's partial sums instead of the bias, `finish`
   // (the last slice) adds `sum` and applies relu.
@@ -71,8 +71,8 @@ struct NchwcMicroKernels {
   // `blocks` blocks x up to tile_width consecutive pixels (across rows).
   void (*conv_segment)(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin,
                        int64_t pixel_end);
-  void (*depthwise_segment)(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh,
-                            int64_t ow_begin, int64_t ow_end);
+  void (*depthwise_segment)(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int64_t ow_begin,
+                            int64_t ow_end);
   // y[i] = act(x[i] * scale + shift) for `pixels` vectors of one block
   // (scale, shift: one vector each; null = 1 / 0); act is relu or none.
   void (*affine_plane)(const float* x, const float* scale, const float* shift, bool relu,
@@ -87,7 +87,9 @@ struct NchwcMicroKernels {
   void (*reorder_out)(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels,
                       float* planes);
   int tile_blocks;  // output blocks per register tile
-  int tile_width;   // output pixels per register tile
+  // Output pixels per register tile of 1, 2, 3, 4 output blocks (entries
+  // past tile_blocks repeat the last).
+  int tile_width[4];
 };
 
 const NchwcMicroKernels& NchwcMicroKernelsPortable();

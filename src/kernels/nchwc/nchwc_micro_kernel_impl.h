@@ -4,7 +4,8 @@
 // internal linkage and the linker cannot merge an AVX-512 copy into the
 // portable one.
 //
-// T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth,
+// T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth
+// (pixels per register tile, indexed by the tile's output blocks),
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
 // = a * b + c, Add, Mul, Max, Zero, LaneIndex(step) (lane l holds l * step)
 // and Gather(base, index) (lane l = base[index[l]]).
@@ -27,7 +28,7 @@ inline constexpr float kMinusInfinity = -__builtin_inff();
 // tap, read front to back: a single stream for the prefetcher); `out`
 // (and `sum`) the tile's first pixel of its first block: the OW pixels are
 // consecutive in the output, possibly across a row end.
-template <class T, int OB, int OW, bool kBlocked>
+template <class T, int OB, int OW, bool kBlocked, int kChannels>
 inline void ConvTile(const NchwcConvParams& p, const float* const* in, const float* w,
                      const float* bias, float* out, const float* sum) {
   using V = typename T::V;
@@ -51,7 +52,9 @@ inline void ConvTile(const NchwcConvParams& p, const float* const* in, const flo
   const float* x[OW];
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) x[j] = in[j];
-  const int64_t channels = kBlocked ? B : p.channels_per_block;
+  // Known at compile time for a blocked input and for a plain one with 3
+  // channels (an RGB first layer), so the channel loop unrolls.
+  const int64_t channels = kBlocked ? B : kChannels > 0 ? kChannels : p.channels_per_block;
   const int64_t channel_step = kBlocked ? 1 : p.in_channel_stride;
   const int64_t kw_step = p.dilation_w * p.in_col_stride;
   const int64_t kh_step = p.dilation_h * p.in_row_stride;
@@ -95,35 +98,44 @@ inline const float* PixelInput(const NchwcConvParams& p, int64_t pixel) {
 }
 
 // Tiles of OW pixels over [pixel, pixel_end), then one narrower tile for the rest.
-template <class T, int OB, int OW, bool kBlocked>
+template <class T, int OB, int OW, bool kBlocked, int kChannels>
 inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_end) {
   constexpr int B = T::kBlock;
   for (; pixel + OW <= pixel_end; pixel += OW) {
     const float* in[OW];
     for (int j = 0; j < OW; ++j) in[j] = PixelInput(p, pixel + j);
-    ConvTile<T, OB, OW, kBlocked>(p, in, p.weights, p.bias, p.output + pixel * B,
-                                  p.sum != nullptr ? p.sum + pixel * B : nullptr);
+    ConvTile<T, OB, OW, kBlocked, kChannels>(p, in, p.weights, p.bias, p.output + pixel * B,
+                                             p.sum != nullptr ? p.sum + pixel * B : nullptr);
   }
   if constexpr (OW > 1) {
-    if (pixel < pixel_end) ConvPixels<T, OB, OW - 1, kBlocked>(p, pixel, pixel_end);
+    if (pixel < pixel_end) ConvPixels<T, OB, OW - 1, kBlocked, kChannels>(p, pixel, pixel_end);
   }
 }
 
-template <class T, bool kBlocked>
-void ConvSegment(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin,
-                 int64_t pixel_end) {
+// Tiles of `blocks` output blocks use T::kTileWidth[blocks] pixels: fewer
+// blocks leave registers for more pixels, so each weight vector loaded
+// serves more multiply-adds.
+template <class T, bool kBlocked, int kChannels>
+void ConvSegment(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin, int64_t pixel_end) {
   static_assert(T::kTileBlocks >= 1 && T::kTileBlocks <= 4);
-  constexpr int W = T::kTileWidth;
   switch (blocks) {
-    case 1: ConvPixels<T, 1, W, kBlocked>(p, pixel_begin, pixel_end); break;
+    case 1:
+      ConvPixels<T, 1, T::kTileWidth[1], kBlocked, kChannels>(p, pixel_begin, pixel_end);
+      break;
     case 2:
-      if constexpr (T::kTileBlocks >= 2) ConvPixels<T, 2, W, kBlocked>(p, pixel_begin, pixel_end);
+      if constexpr (T::kTileBlocks >= 2) {
+        ConvPixels<T, 2, T::kTileWidth[2], kBlocked, kChannels>(p, pixel_begin, pixel_end);
+      }
       break;
     case 3:
-      if constexpr (T::kTileBlocks >= 3) ConvPixels<T, 3, W, kBlocked>(p, pixel_begin, pixel_end);
+      if constexpr (T::kTileBlocks >= 3) {
+        ConvPixels<T, 3, T::kTileWidth[3], kBlocked, kChannels>(p, pixel_begin, pixel_end);
+      }
       break;
     default:
-      if constexpr (T::kTileBlocks >= 4) ConvPixels<T, 4, W, kBlocked>(p, pixel_begin, pixel_end);
+      if constexpr (T::kTileBlocks >= 4) {
+        ConvPixels<T, 4, T::kTileWidth[4], kBlocked, kChannels>(p, pixel_begin, pixel_end);
+      }
       break;
   }
 }
@@ -133,9 +145,11 @@ void ConvSegmentAnyInput(const NchwcConvParams& p, int64_t blocks, int64_t pixel
                          int64_t pixel_end) {
   if (p.in_col_stride == T::kBlock && p.in_channel_stride == 1 &&
       p.channels_per_block == T::kBlock) {
-    ConvSegment<T, true>(p, blocks, pixel_begin, pixel_end);
+    ConvSegment<T, true, 0>(p, blocks, pixel_begin, pixel_end);
+  } else if (p.channels_per_block == 3) {
+    ConvSegment<T, false, 3>(p, blocks, pixel_begin, pixel_end);
   } else {
-    ConvSegment<T, false>(p, blocks, pixel_begin, pixel_end);
+    ConvSegment<T, false, 0>(p, blocks, pixel_begin, pixel_end);
   }
 }
 
@@ -225,8 +239,8 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
     const int64_t iw0 = ow * p.stride_w - p.pad_left;
     const int64_t kw_begin = FirstInside(iw0, p.dilation_w, p.kernel_w);
     const int64_t kw_end = std::max(kw_begin, EndInside(iw0, p.dilation_w, p.kernel_w, p.in_cols));
-    DepthwiseTile<T, 1>(p, in_row + (iw0 + kw_begin * p.dilation_w) * B, w, bias,
-                        out_row + ow * B, kh_end - kh_begin, kw_begin, kw_end);
+    DepthwiseTile<T, 1>(p, in_row + (iw0 + kw_begin * p.dilation_w) * B, w, bias, out_row + ow * B,
+                        kh_end - kh_begin, kw_begin, kw_end);
   };
   for (int64_t ow = ow_begin; ow < lo; ++ow) edge(ow);
   DepthwiseColumns<T, T::kDepthwiseWidth>(p, in_row, w, bias, out_row, kh_end - kh_begin, lo, hi);
@@ -234,8 +248,8 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
 }
 
 template <class T>
-void AffinePlane(const float* x, const float* scale, const float* shift, bool relu,
-                 int64_t pixels, float* y) {
+void AffinePlane(const float* x, const float* scale, const float* shift, bool relu, int64_t pixels,
+                 float* y) {
   using V = typename T::V;
   constexpr int B = T::kBlock;
   const V s = scale != nullptr ? T::Load(scale) : T::Broadcast(&kOne);
@@ -290,8 +304,8 @@ void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
   // Window rows inside the padded extent (count_include_pad's divisor).
   const int64_t kh_pad_begin = FirstInside(ih0 + p.pad_top, p.dilation_h, p.kernel_h);
   const int64_t kh_pad_end = std::max(
-      kh_pad_begin, EndInside(ih0 + p.pad_top, p.dilation_h, p.kernel_h,
-                              p.in_rows + p.pad_top + p.pad_bottom));
+      kh_pad_begin,
+      EndInside(ih0 + p.pad_top, p.dilation_h, p.kernel_h, p.in_rows + p.pad_top + p.pad_bottom));
   const int64_t rows = p.count_include_pad ? kh_pad_end - kh_pad_begin : kh_end - kh_begin;
   // Columns whose window lies inside the input need no clipping (and no
   // divisions: they cost more than the window's loads).
@@ -313,8 +327,7 @@ void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
                                                  p.in_cols + p.pad_left + p.pad_right)) -
                 kw_pad_begin;
     }
-    PoolPixels<T, 1>(p, ih0, iw0, kh_begin, kh_end, kw_begin, kw_end, rows * columns,
-                     out + ow * B);
+    PoolPixels<T, 1>(p, ih0, iw0, kh_begin, kh_end, kw_begin, kw_end, rows * columns, out + ow * B);
   };
   for (int64_t ow = 0; ow < lo; ++ow) edge(ow);
   constexpr int kWidth = 8;
@@ -347,8 +360,7 @@ void ReorderIn(const float* planes, int64_t plane, int64_t lanes, int64_t pixels
 
 // One block back to NCHW planes: each plane row gathers B pixels of one lane.
 template <class T>
-void ReorderOut(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels,
-                float* planes) {
+void ReorderOut(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels, float* planes) {
   constexpr int B = T::kBlock;
   const auto index = T::LaneIndex(B);  // pixel k of a lane at k * B
   // Pixels in groups of 4 vectors (4 KiB at B = 16), so every lane's

@@ -13,7 +13,7 @@ struct Portable {
   typedef float V __attribute__((vector_size(32)));
   static constexpr int kBlock = 8;
   static constexpr int kTileBlocks = 2;
-  static constexpr int kTileWidth = 4;
+  static constexpr int kTileWidth[3] = {0, 4, 4};
   static constexpr int kDepthwiseWidth = 4;
   static V Load(const float* p) {
     V v;
@@ -51,16 +51,20 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable() {
       .reorder_in = nchwc_detail::ReorderIn<Portable>,
       .reorder_out = nchwc_detail::ReorderOut<Portable>,
       .tile_blocks = Portable::kTileBlocks,
-      .tile_width = Portable::kTileWidth,
+      .tile_width = {Portable::kTileWidth[1], Portable::kTileWidth[2], Portable::kTileWidth[2],
+                     Portable::kTileWidth[2]},
   };
   return kKernels;
 }
 
 const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa) {
   switch (isa) {
-    case Isa::kAvx512f: return NchwcMicroKernelsAvx512();
-    case Isa::kAvx2Fma: return NchwcMicroKernelsAvx2();
-    case Isa::kPortable: break;
+    case Isa::kAvx512f:
+      return NchwcMicroKernelsAvx512();
+    case Isa::kAvx2Fma:
+      return NchwcMicroKernelsAvx2();
+    case Isa::kPortable:
+      break;
   }
   return NchwcMicroKernelsPortable();
 }

@@ -76,8 +76,8 @@ std::vector<Tensor> WindowPool(std::string_view op, PoolKind kind, const KernelC
   }
   SpatialGeometryOptions options;
   options.allow_ceil_mode = true;
-  const SpatialGeometry g = ResolveSpatialGeometry(op, attrs, std::vector<int64_t>{in.rows, in.cols},
-                                                   kernel, options);
+  const SpatialGeometry g =
+      ResolveSpatialGeometry(op, attrs, std::vector<int64_t>{in.rows, in.cols}, kernel, options);
   Tensor y = Tensor::uninitialized(
       DType::kFloat32, Shape({in.batch, in.blocks, g.output[0], g.output[1], in.block}));
   if (y.num_elements() == 0) return {y};
@@ -86,7 +86,8 @@ std::vector<Tensor> WindowPool(std::string_view op, PoolKind kind, const KernelC
   const int64_t out_rows = g.output[0];
   const int64_t in_plane = in.rows * in.cols * in.block;
   const int64_t out_plane = g.output[0] * g.output[1] * in.block;
-  const double cost = kNsPerLaneOp * static_cast<double>(g.output[1] * in.block * kernel[0] * kernel[1]);
+  const double cost =
+      kNsPerLaneOp * static_cast<double>(g.output[1] * in.block * kernel[0] * kernel[1]);
   const NchwcMicroKernels* mk = NchwcMicroKernelsForBlock(ctx.isa, in.block);
   NchwcPoolParams p;
   p.in_rows = in.rows;
@@ -106,21 +107,21 @@ std::vector<Tensor> WindowPool(std::string_view op, PoolKind kind, const KernelC
   p.count_include_pad = kind == PoolKind::kAverageIncludePad;
   threading::ParallelFor(ctx.pool, in.batch * in.blocks * out_rows, cost,
                          [&](int64_t begin, int64_t end) {
-    for (int64_t u = begin; u < end; ++u) {
-      const int64_t plane = u / out_rows, oh = u % out_rows;
-      const float* plane_in = src + plane * in_plane;
-      float* row_out = dst + plane * out_plane + oh * g.output[1] * in.block;
-      if (mk != nullptr) {
-        NchwcPoolParams row = p;
-        row.input = plane_in;
-        mk->pool_row(row, oh, row_out);
-      } else if (in.block == 16) {
-        PoolRow<16>(kind, g, plane_in, oh, row_out);
-      } else {
-        PoolRow<8>(kind, g, plane_in, oh, row_out);
-      }
-    }
-  });
+                           for (int64_t u = begin; u < end; ++u) {
+                             const int64_t plane = u / out_rows, oh = u % out_rows;
+                             const float* plane_in = src + plane * in_plane;
+                             float* row_out = dst + plane * out_plane + oh * g.output[1] * in.block;
+                             if (mk != nullptr) {
+                               NchwcPoolParams row = p;
+                               row.input = plane_in;
+                               mk->pool_row(row, oh, row_out);
+                             } else if (in.block == 16) {
+                               PoolRow<16>(kind, g, plane_in, oh, row_out);
+                             } else {
+                               PoolRow<8>(kind, g, plane_in, oh, row_out);
+                             }
+                           }
+                         });
   return {y};
 }
 
@@ -146,21 +147,23 @@ std::vector<Tensor> GlobalPool(std::string_view op, bool max, const KernelContex
   const Tensor& x = RequiredInput(op, inputs, 0, "X");
   const BlockedInput in = CheckBlocked(op, x);
   const int64_t pixels = in.rows * in.cols;
-  if (pixels == 0) ThrowKernelError(op, "input 'X' has an empty spatial extent (shape " + x.shape().to_string() + ")");
+  if (pixels == 0)
+    ThrowKernelError(op,
+                     "input 'X' has an empty spatial extent (shape " + x.shape().to_string() + ")");
   Tensor y = Tensor::uninitialized(DType::kFloat32, Shape({in.batch, in.blocks, 1, 1, in.block}));
   const float* src = x.data<float>();
   float* dst = y.data<float>();
-  threading::ParallelFor(ctx.pool, in.batch * in.blocks,
-                         kNsPerLaneOp * static_cast<double>(pixels * in.block),
-                         [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
-      if (in.block == 16) {
-        GlobalPoolPlane<16>(max, src + p * pixels * 16, pixels, dst + p * 16);
-      } else {
-        GlobalPoolPlane<8>(max, src + p * pixels * 8, pixels, dst + p * 8);
-      }
-    }
-  });
+  threading::ParallelFor(
+      ctx.pool, in.batch * in.blocks, kNsPerLaneOp * static_cast<double>(pixels * in.block),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          if (in.block == 16) {
+            GlobalPoolPlane<16>(max, src + p * pixels * 16, pixels, dst + p * 16);
+          } else {
+            GlobalPoolPlane<8>(max, src + p * pixels * 8, pixels, dst + p * 8);
+          }
+        }
+      });
   return {y};
 }
 

@@ -49,7 +49,8 @@ void Reorder(const KernelContext& ctx, const float* src, float* dst, int64_t bat
           for (int64_t i = 0; i < pixels; ++i) {
             for (int64_t l = 0; l < block; ++l) {
               if (to_plain) {
-                if (l < lanes) dst[plain_offset + l * plane + i] = src[blocked_offset + i * block + l];
+                if (l < lanes)
+                  dst[plain_offset + l * plane + i] = src[blocked_offset + i * block + l];
               } else {
                 dst[blocked_offset + i * block + l] =
                     l < lanes ? src[plain_offset + l * plane + i] : 0.0f;
@@ -87,7 +88,8 @@ std::vector<Tensor> NchwcReorderInputKernel(const KernelContext& ctx, const Attr
   const int64_t plane = x.shape().dim(2) * x.shape().dim(3);
   Tensor y = Tensor::uninitialized(
       DType::kFloat32, Shape({n, CeilDiv(c, block), x.shape().dim(2), x.shape().dim(3), block}));
-  if (y.num_elements() > 0) Reorder(ctx, x.data<float>(), y.data<float>(), n, c, plane, block, false);
+  if (y.num_elements() > 0)
+    Reorder(ctx, x.data<float>(), y.data<float>(), n, c, plane, block, false);
   return {y};
 }
 
@@ -108,7 +110,8 @@ std::vector<Tensor> NchwcReorderOutputKernel(const KernelContext& ctx, const Att
   const int64_t plane = x.shape().dim(2) * x.shape().dim(3);
   Tensor y = Tensor::uninitialized(DType::kFloat32,
                                    Shape({n, channels, x.shape().dim(2), x.shape().dim(3)}));
-  if (y.num_elements() > 0) Reorder(ctx, x.data<float>(), y.data<float>(), n, channels, plane, block, true);
+  if (y.num_elements() > 0)
+    Reorder(ctx, x.data<float>(), y.data<float>(), n, channels, plane, block, true);
   return {y};
 }
 
