@@ -202,8 +202,7 @@ class InferenceSession {
     options.optimization_level = std::min(static_cast<int>(so.graph_optimization_level), 2);
     // ONNX Runtime's layout transformations (its NCHWc path) come with
     // ORT_ENABLE_ALL only; so does Loom's blocked layout.
-    options.blocked_layout =
-        so.graph_optimization_level == GraphOptimizationLevel::ORT_ENABLE_ALL;
+    options.blocked_layout = so.graph_optimization_level == GraphOptimizationLevel::ORT_ENABLE_ALL;
     Graph graph = LoadModel(path_or_bytes);
     session_ = RunReleased([&] { return std::make_shared<Session>(std::move(graph), options); });
   }

@@ -260,8 +260,7 @@ std::vector<TensorType> InferNchwcConv(const NodeTypeContext& ctx) {
   const std::vector<int64_t> kernel = {(*w)[2].size(), (*w)[3].size()};
   const SymbolicShape spatial =
       WindowOutputDims(ctx, SymbolicShape{(*x)[2], (*x)[3]}, kernel, false);
-  SymbolicShape out = {(*x)[0], BlocksOf(ctx, (*w)[0], block), spatial[0], spatial[1],
-                       Dim(block)};
+  SymbolicShape out = {(*x)[0], BlocksOf(ctx, (*w)[0], block), spatial[0], spatial[1], Dim(block)};
   return {TensorType{DType::kFloat32, out}};
 }
 
@@ -273,8 +272,8 @@ std::vector<TensorType> InferNchwcReorderInput(const NodeTypeContext& ctx) {
   const int64_t block = RequireBlock(ctx);
   const std::optional<SymbolicShape>& x = ctx.input_shape(0);
   if (!x) return {TensorType{DType::kFloat32, UnknownDims(ctx, 5)}};
-  return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], BlocksOf(ctx, (*x)[1], block),
-                                                    (*x)[2], (*x)[3], Dim(block)}}};
+  return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], BlocksOf(ctx, (*x)[1], block), (*x)[2],
+                                                    (*x)[3], Dim(block)}}};
 }
 
 // NchwcReorderOutput(X [N, Cb, H, W, B]) -> [N, channels, H, W].
@@ -298,7 +297,8 @@ std::vector<TensorType> InferNchwcPool(const NodeTypeContext& ctx) {
   if (!kernel || kernel->size() != 2) ctx.Fail("attribute 'kernel_shape' must have 2 values");
   const std::optional<SymbolicShape>& x = ctx.input_shape(0);
   if (!x) return {TensorType{DType::kFloat32, UnknownDims(ctx, 5)}};
-  const SymbolicShape spatial = WindowOutputDims(ctx, SymbolicShape{(*x)[2], (*x)[3]}, *kernel, true);
+  const SymbolicShape spatial =
+      WindowOutputDims(ctx, SymbolicShape{(*x)[2], (*x)[3]}, *kernel, true);
   return {TensorType{DType::kFloat32,
                      SymbolicShape{(*x)[0], (*x)[1], spatial[0], spatial[1], (*x)[4]}}};
 }

@@ -4,6 +4,7 @@
 
 #include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
+#include "kernels/nchwc/nchwc.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 #include "runtime/buffer_pool.h"
@@ -11,7 +12,6 @@
 #include "runtime/feed_check.h"
 #include "runtime/graph_executor.h"
 #include "runtime/process_isa.h"
-#include "kernels/nchwc/nchwc.h"
 #include "threading/runtime.h"
 
 namespace loom {

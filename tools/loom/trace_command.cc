@@ -1,7 +1,7 @@
 // `loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input NAME=FILE]
-// [--no-blocked-layout] [--graph FILE] -o FILE`: one traced run (after a warm-up run, so the trace shows the
-// steady state, not first-run packing and allocation) written as a
-// Chrome / Perfetto trace, and the time per op type printed.
+// [--no-blocked-layout] [--graph FILE] -o FILE`: one traced run (after a warm-up run, so the trace
+// shows the steady state, not first-run packing and allocation) written as a Chrome / Perfetto
+// trace, and the time per op type printed.
 #include <cstdio>
 #include <fstream>
 #include <string>
