@@ -182,7 +182,15 @@ std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
       lock.lock();
     }
   }
-  if (error_) std::rethrow_exception(error_);
+  if (error_) {
+    // Moved out, so the exception lives only on the caller's side: a helper
+    // may drop the step's last reference later, and destroying the error
+    // there raced (for ThreadSanitizer, which cannot see libstdc++'s
+    // reference count) with the caller reading it.
+    std::exception_ptr error = std::move(error_);
+    error_ = nullptr;
+    std::rethrow_exception(error);
+  }
   std::vector<Tensor> outputs;
   outputs.reserve(fetch_slots.size());
   for (int slot : fetch_slots) {

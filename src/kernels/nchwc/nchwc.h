@@ -31,17 +31,20 @@
 //       BatchNormalization, a per-channel constant, squeeze-excitation's
 //       scale); the fused activation attributes as NchwcConv's.
 //
-// Algorithms: direct convolution, no im2col. The output is computed in tiles
-// of up to kMaxTileBlocks output blocks x kMaxTileWidth output columns held
-// in registers; each input pixel's value is broadcast and multiplied by one
-// weight vector per output block. When a window can read padding, the input
-// is first copied into a zero-padded scratch (per calling thread, grown
-// only), so the tiles never test bounds. A 1x1, stride-1, unpadded
-// convolution reads its input as one long row of H*W pixels.
+// Algorithms: direct convolution, no im2col. The output is computed in
+// register tiles of up to 4 output blocks x a few consecutive output pixels
+// (row-major, so a tile may span a row end; fewer blocks, more pixels:
+// nchwc_micro_kernel.h's table); each input value is broadcast and
+// multiplied by one weight vector per output block, the weights of a tile
+// group packed as one sequential stream. Input channels are summed in
+// slices whose weights stay in L2, partial sums kept in the output. When a
+// window can read padding the input is first copied into a zero-padded
+// scratch (per calling thread, grown only), so the tiles never test bounds;
+// depthwise convolutions and pools clip their windows instead.
 //
-// Parallelism: ParallelFor over (image, group, output-block tile, output row,
-// column chunk); the units and the tiles inside them depend only on shapes,
-// so results are bit-identical for any thread count.
+// Parallelism: ParallelFor over (image, group, tile group, pixel chunk);
+// units and the tiles inside them depend only on shapes, so results are
+// bit-identical for any thread count.
 //
 // Errors: InvalidArgumentError "<Op>: ..." for wrong dtypes, ranks, block
 // sizes or channel counts, as the plain kernels do.
