@@ -192,6 +192,33 @@ void PreparedConv::RunGemm(const KernelContext& ctx, const Tensor& x, Tensor& y,
   }
 }
 
+namespace {
+
+class PreparedConvKernel : public PreparedKernel {
+ public:
+  explicit PreparedConvKernel(PreparedConv conv) : conv_(std::move(conv)) {}
+  std::vector<Tensor> Run(const KernelContext& ctx, KernelInputs inputs) const override {
+    return {conv_.Run(ctx, RequiredInput(kOp, inputs, 0, "X"))};
+  }
+  const char* kind() const override { return "prepared conv"; }
+
+ private:
+  PreparedConv conv_;
+};
+
+bool IsFloat32(const Tensor* t) { return t != nullptr && t->dtype() == DType::kFloat32; }
+
+}  // namespace
+
+std::unique_ptr<PreparedKernel> PrepareConv(const PrepareArgs& args) {
+  if (!IsFloat32(args.constant(1)) || (args.is_present(2) && !IsFloat32(args.constant(2))) ||
+      args.num_inputs() > 3) {
+    return nullptr;
+  }
+  return std::make_unique<PreparedConvKernel>(
+      PreparedConv(args.attrs, *args.constant(1), args.constant(2), args.isa));
+}
+
 std::vector<Tensor> ConvKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs) {
   CheckInputCount(kOp, inputs, 2, 3);

@@ -74,6 +74,10 @@ class PreparedConv {
 std::vector<Tensor> ConvKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
 
+// The registry's prepare stage: a PreparedConv when W (and B, if given) are
+// float32 constants; null otherwise.
+std::unique_ptr<PreparedKernel> PrepareConv(const PrepareArgs& args);
+
 // The plain loop nest above, accumulated in double (the test oracle).
 Tensor ConvReference(const Attributes& attrs, const Tensor& x, const Tensor& w, const Tensor* b);
 

@@ -192,6 +192,39 @@ Tensor TransposedCopy(const Tensor& b) {
 
 }  // namespace
 
+namespace {
+
+class PreparedMatMulKernel : public PreparedKernel {
+ public:
+  PreparedMatMulKernel(std::string op, PreparedMatMul matmul)
+      : op_(std::move(op)), matmul_(std::move(matmul)) {}
+  std::vector<Tensor> Run(const KernelContext& ctx, KernelInputs inputs) const override {
+    return {matmul_.Run(ctx, RequiredInput(op_, inputs, 0, "A"), OptionalInput(inputs, 2))};
+  }
+  const char* kind() const override { return "prepared matmul"; }
+
+ private:
+  std::string op_;
+  PreparedMatMul matmul_;
+};
+
+std::unique_ptr<PreparedKernel> PrepareConstantB(std::string_view op, const PrepareArgs& args) {
+  const Tensor* b = args.constant(1);
+  if (b == nullptr || b->dtype() != DType::kFloat32 || b->shape().rank() != 2) return nullptr;
+  return std::make_unique<PreparedMatMulKernel>(std::string(op),
+                                                PreparedMatMul(op, args.attrs, *b, args.isa));
+}
+
+}  // namespace
+
+std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareArgs& args) {
+  return args.num_inputs() == 2 ? PrepareConstantB("MatMul", args) : nullptr;
+}
+
+std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareArgs& args) {
+  return args.num_inputs() <= 3 ? PrepareConstantB("Gemm", args) : nullptr;
+}
+
 std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes&, KernelInputs inputs) {
   CheckInputCount("MatMul", inputs, 2, 2);
   const Tensor& a = RequiredInput("MatMul", inputs, 0, "A");

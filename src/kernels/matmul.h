@@ -22,6 +22,7 @@
 // Thread safety: PreparedMatMul is immutable; Run may be called concurrently.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -36,6 +37,11 @@ std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes& att
                                  KernelInputs inputs);
 std::vector<Tensor> GemmKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
+
+// The registry's prepare stages: a PreparedMatMul when B is a constant 2-D
+// float32 matrix (MatMul: exactly two inputs; Gemm: C optional); else null.
+std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareArgs& args);
+std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareArgs& args);
 
 // The plain loops (double accumulation for float32), the test oracles.
 Tensor MatMulReference(const Tensor& a, const Tensor& b);

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,38 @@ using KernelInputs = std::span<const Tensor* const>;
 
 using KernelFn = std::vector<Tensor> (*)(const KernelContext& ctx, const Attributes& attrs,
                                          KernelInputs inputs);
+
+// The prepare stage: a kernel bound once to a node's constant inputs
+// (weights packed, attributes resolved). Run takes every input in ONNX order,
+// the constants included (it ignores the ones it baked in).
+// Thread safety: Run is const and may be called concurrently.
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  virtual std::vector<Tensor> Run(const KernelContext& ctx, KernelInputs inputs) const = 0;
+  // "prepared conv", "prepared nchwc conv", "prepared matmul": for tests and traces.
+  virtual const char* kind() const = 0;
+};
+
+// What a family's prepare stage sees of a node: its attributes, for each
+// input slot the constant value (null when the input is absent or computed
+// at run time) and whether the slot is given at all, and the ISA the runs
+// will use.
+struct PrepareArgs {
+  const Attributes& attrs;
+  std::span<const Tensor* const> constants;
+  std::span<const bool> present;
+  Isa isa;
+
+  const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }
+  bool is_present(size_t i) const { return i < present.size() && present[i]; }
+  size_t num_inputs() const { return present.size(); }
+};
+
+// Returns the prepared kernel, or null when these inputs leave nothing to
+// prepare (the plain KernelFn then runs). Throws InvalidArgumentError when
+// the constants do not fit the attributes.
+using PrepareFn = std::unique_ptr<PreparedKernel> (*)(const PrepareArgs& args);
 
 // Throws InvalidArgumentError("<op>: <detail>").
 [[noreturn]] void ThrowKernelError(std::string_view op, const std::string& detail);

@@ -1,6 +1,8 @@
 // The kernel registry: one explicit table of every operator Loom runs, with
 // the dtypes its type-determining input may have, the ISA variants it has
-// inside, and the function (op_kernel.h calling convention). The graph
+// inside, the function (op_kernel.h calling convention) and, for ops whose
+// constant inputs are worth binding once (weights to pack), the prepare
+// stage the session runs per node. The graph
 // verifier, the ONNX importer's "unsupported ops" list, the eager API and
 // `loom kernels` all read this table; nothing registers itself.
 //
@@ -34,6 +36,7 @@ struct KernelRegistration {
   DTypeMask dtypes;     // accepted dtypes of the input that fixes T
   IsaMask isas;         // ISA levels with their own code path
   KernelFn fn;
+  PrepareFn prepare = nullptr;  // the prepare stage, for ops with one (op_kernel.h)
 };
 
 // Whether `op` is one of Loom's internal ops (the blocked layout's

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "kernels/conv.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/errors.h"
 
@@ -36,6 +39,36 @@ TEST(Registry, SortedUniqueAndComplete) {
     EXPECT_NE(FindKernel(op), nullptr) << op;
   }
   EXPECT_EQ(FindKernel("NoSuchOp"), nullptr);
+}
+
+TEST(Registry, PrepareStagesBindConstantWeightsOnly) {
+  std::vector<std::string> with_prepare;
+  for (const KernelRegistration& r : KernelRegistry()) {
+    if (r.prepare != nullptr) with_prepare.emplace_back(r.op);
+  }
+  EXPECT_EQ(with_prepare, (std::vector<std::string>{"Conv", "Gemm", "MatMul", "NchwcConv"}));
+
+  const Tensor w = testing::RandomTensor(DType::kFloat32, Shape({4, 3, 3, 3}), 1);
+  const Attributes attrs;
+  const bool present[] = {true, true};
+  const Tensor* constant_w[] = {nullptr, &w};
+  const Tensor* computed_w[] = {nullptr, nullptr};
+  const KernelRegistration* conv = FindKernel("Conv");
+  std::unique_ptr<PreparedKernel> prepared =
+      conv->prepare({attrs, constant_w, present, Isa::kPortable});
+  ASSERT_NE(prepared, nullptr);
+  EXPECT_STREQ(prepared->kind(), "prepared conv");
+  // The prepared kernel computes what the plain one does.
+  const Tensor x = testing::RandomTensor(DType::kFloat32, Shape({1, 3, 5, 5}), 2);
+  const Tensor* inputs[] = {&x, &w};
+  EXPECT_TRUE(testing::BitwiseEqual(prepared->Run({nullptr, Isa::kPortable}, inputs)[0],
+                                    ConvKernel({nullptr, Isa::kPortable}, attrs, inputs)[0]));
+  // Weights computed at run time: nothing to prepare.
+  EXPECT_EQ(conv->prepare({attrs, computed_w, present, Isa::kPortable}), nullptr);
+  const bool three_present[] = {true, true, true};
+  const Tensor* matmul_inputs[] = {nullptr, &w, nullptr};
+  EXPECT_EQ(FindKernel("MatMul")->prepare({attrs, matmul_inputs, three_present, Isa::kPortable}),
+            nullptr);  // a 4-D B and a third input: not a prepared MatMul
 }
 
 TEST(Registry, LookupNamesTheSupportedDtypes) {

@@ -1,11 +1,11 @@
 #include "runtime/node_kernel.h"
 
+#include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "graph/passes/kernel_attributes.h"
-#include "kernels/conv.h"
-#include "kernels/matmul.h"
-#include "kernels/nchwc/nchwc.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 
@@ -38,56 +38,21 @@ class RegistryNodeKernel : public NodeKernel {
   kernels::Attributes attrs_;
 };
 
-class PreparedConvNodeKernel : public NodeKernel {
+// A family's prepared kernel (the registry's prepare stage).
+class PreparedNodeKernel : public NodeKernel {
  public:
-  explicit PreparedConvNodeKernel(kernels::PreparedConv conv) : conv_(std::move(conv)) {}
+  explicit PreparedNodeKernel(std::unique_ptr<kernels::PreparedKernel> kernel)
+      : kernel_(std::move(kernel)) {}
 
   std::vector<Tensor> Run(const kernels::KernelContext& ctx,
                           kernels::KernelInputs inputs) const override {
-    return {conv_.Run(ctx, kernels::RequiredInput("Conv", inputs, 0, "X"))};
+    return kernel_->Run(ctx, inputs);
   }
-  const char* kind() const override { return "prepared conv"; }
+  const char* kind() const override { return kernel_->kind(); }
 
  private:
-  kernels::PreparedConv conv_;
+  std::unique_ptr<kernels::PreparedKernel> kernel_;
 };
-
-class PreparedNchwcConvNodeKernel : public NodeKernel {
- public:
-  explicit PreparedNchwcConvNodeKernel(kernels::PreparedNchwcConv conv) : conv_(std::move(conv)) {}
-
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx,
-                          kernels::KernelInputs inputs) const override {
-    return {conv_.Run(ctx, kernels::RequiredInput("NchwcConv", inputs, 0, "X"),
-                      kernels::OptionalInput(inputs, 3))};
-  }
-  const char* kind() const override { return "prepared nchwc conv"; }
-
- private:
-  kernels::PreparedNchwcConv conv_;
-};
-
-class PreparedMatMulNodeKernel : public NodeKernel {
- public:
-  PreparedMatMulNodeKernel(std::string op, kernels::PreparedMatMul matmul)
-      : op_(std::move(op)), matmul_(std::move(matmul)) {}
-
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx,
-                          kernels::KernelInputs inputs) const override {
-    const Tensor& a = kernels::RequiredInput(op_, inputs, 0, "A");
-    const Tensor* c = kernels::OptionalInput(inputs, 2);
-    return {matmul_.Run(ctx, a, c)};
-  }
-  const char* kind() const override { return "prepared matmul"; }
-
- private:
-  std::string op_;
-  kernels::PreparedMatMul matmul_;
-};
-
-bool IsFloat32(const Tensor* tensor) {
-  return tensor != nullptr && tensor->dtype() == DType::kFloat32;
-}
 
 }  // namespace
 
@@ -99,24 +64,18 @@ std::unique_ptr<NodeKernel> MakeNodeKernel(const Node& node,
     throw InvalidArgumentError("no kernel for op type '" + node.op_type + "'");
   }
   kernels::Attributes attrs = graph::ToKernelAttributes(node.attributes);
-  auto constant = [&](size_t i) { return i < constants.size() ? constants[i] : nullptr; };
-  auto present = [&](size_t i) { return i < node.inputs.size() && !node.inputs[i].empty(); };
-
-  if (node.op_type == "Conv" && IsFloat32(constant(1)) && (!present(2) || IsFloat32(constant(2))) &&
-      node.inputs.size() <= 3) {
-    return std::make_unique<PreparedConvNodeKernel>(
-        kernels::PreparedConv(attrs, *constant(1), constant(2), isa));
-  }
-  if (node.op_type == "NchwcConv" && IsFloat32(constant(1)) &&
-      (!present(2) || IsFloat32(constant(2))) && node.inputs.size() <= 4) {
-    return std::make_unique<PreparedNchwcConvNodeKernel>(
-        kernels::PreparedNchwcConv(attrs, *constant(1), constant(2), isa));
-  }
-  const bool matmul = node.op_type == "MatMul" && node.inputs.size() == 2;
-  const bool gemm = node.op_type == "Gemm" && node.inputs.size() <= 3;
-  if ((matmul || gemm) && IsFloat32(constant(1)) && constant(1)->shape().rank() == 2) {
-    return std::make_unique<PreparedMatMulNodeKernel>(
-        node.op_type, kernels::PreparedMatMul(node.op_type, attrs, *constant(1), isa));
+  if (registration->prepare != nullptr) {
+    std::vector<const Tensor*> slots(node.inputs.size(), nullptr);
+    std::unique_ptr<bool[]> present(new bool[node.inputs.size()]);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      slots[i] = i < constants.size() ? constants[i] : nullptr;
+      present[i] = !node.inputs[i].empty();
+    }
+    const kernels::PrepareArgs args{attrs, slots,
+                                    std::span<const bool>(present.get(), node.inputs.size()), isa};
+    if (std::unique_ptr<kernels::PreparedKernel> prepared = registration->prepare(args)) {
+      return std::make_unique<PreparedNodeKernel>(std::move(prepared));
+    }
   }
   return std::make_unique<RegistryNodeKernel>(*registration, std::move(attrs));
 }

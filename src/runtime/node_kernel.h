@@ -1,13 +1,10 @@
 // NodeKernel: how the executor runs one node — the prepared stage of the
-// kernel lifecycle. Built once per session node:
-//  - Conv with constant float32 weights (and bias): a kernels::PreparedConv,
-//    which packs the weights once;
-//  - NchwcConv with constant weights: a kernels::PreparedNchwcConv;
-//  - MatMul / Gemm with a constant 2-D float32 B: a kernels::PreparedMatMul;
-//  - anything else: the registry kernel with the node's attributes
-//    converted once.
-// Inputs arrive in ONNX order, constants included (a prepared kernel
-// ignores the ones it has baked in).
+// kernel lifecycle. Built once per session node: the registry's prepare
+// stage for the op (kernels/registry.h: Conv, NchwcConv, MatMul and Gemm
+// pack constant weights) when it has one and the constants allow it, else
+// the registry kernel with the node's attributes converted once. Inputs
+// arrive in ONNX order, constants included (a prepared kernel ignores the
+// ones it has baked in).
 //
 // Thread safety: Run is const and may be called concurrently.
 #pragma once
@@ -29,8 +26,8 @@ class NodeKernel {
   virtual ~NodeKernel() = default;
   virtual std::vector<Tensor> Run(const kernels::KernelContext& ctx,
                                   kernels::KernelInputs inputs) const = 0;
-  // "registry", "prepared conv", "prepared nchwc conv", "prepared matmul":
-  // for tests and traces.
+  // "registry", or the prepared kernel's kind ("prepared conv", ...): for
+  // tests and traces.
   virtual const char* kind() const = 0;
 };
 

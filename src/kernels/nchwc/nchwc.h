@@ -54,6 +54,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/activation.h"
@@ -101,7 +102,9 @@ class PreparedNchwcConv {
   std::vector<float> bias_;    // ceil(M/B)*B values, zero-padded
 };
 
-// The registry's kernels.
+// The registry's kernels, and NchwcConv's prepare stage (a PreparedNchwcConv
+// when W and B are float32 constants, else null).
+std::unique_ptr<PreparedKernel> PrepareNchwcConv(const PrepareArgs& args);
 std::vector<Tensor> NchwcConvKernel(const KernelContext& ctx, const Attributes& attrs,
                                     KernelInputs inputs);
 std::vector<Tensor> NchwcReorderInputKernel(const KernelContext& ctx, const Attributes& attrs,

@@ -415,6 +415,33 @@ void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
   });
 }
 
+namespace {
+
+class PreparedNchwcConvKernel : public PreparedKernel {
+ public:
+  explicit PreparedNchwcConvKernel(PreparedNchwcConv conv) : conv_(std::move(conv)) {}
+  std::vector<Tensor> Run(const KernelContext& ctx, KernelInputs inputs) const override {
+    return {conv_.Run(ctx, RequiredInput(kOp, inputs, 0, "X"), OptionalInput(inputs, 3))};
+  }
+  const char* kind() const override { return "prepared nchwc conv"; }
+
+ private:
+  PreparedNchwcConv conv_;
+};
+
+bool IsFloat32(const Tensor* t) { return t != nullptr && t->dtype() == DType::kFloat32; }
+
+}  // namespace
+
+std::unique_ptr<PreparedKernel> PrepareNchwcConv(const PrepareArgs& args) {
+  if (!IsFloat32(args.constant(1)) || (args.is_present(2) && !IsFloat32(args.constant(2))) ||
+      args.num_inputs() > 4) {
+    return nullptr;
+  }
+  return std::make_unique<PreparedNchwcConvKernel>(
+      PreparedNchwcConv(args.attrs, *args.constant(1), args.constant(2), args.isa));
+}
+
 std::vector<Tensor> NchwcConvKernel(const KernelContext& ctx, const Attributes& attrs,
                                     KernelInputs inputs) {
   CheckInputCount(kOp, inputs, 2, 4);
