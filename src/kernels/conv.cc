@@ -206,15 +206,10 @@ class PreparedConvKernel : public PreparedKernel {
   PreparedConv conv_;
 };
 
-bool IsFloat32(const Tensor* t) { return t != nullptr && t->dtype() == DType::kFloat32; }
-
 }  // namespace
 
 std::unique_ptr<PreparedKernel> PrepareConv(const PrepareArgs& args) {
-  if (!IsFloat32(args.constant(1)) || (args.is_present(2) && !IsFloat32(args.constant(2))) ||
-      args.num_inputs() > 3) {
-    return nullptr;
-  }
+  if (!args.HasConstantFloatWeights(3)) return nullptr;
   return std::make_unique<PreparedConvKernel>(
       PreparedConv(args.attrs, *args.constant(1), args.constant(2), args.isa));
 }

@@ -58,6 +58,12 @@ int NormalizeAxis(std::string_view op, int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+bool PrepareArgs::HasConstantFloatWeights(size_t max_inputs) const {
+  auto is_float32 = [](const Tensor* t) { return t != nullptr && t->dtype() == DType::kFloat32; };
+  return num_inputs() <= max_inputs && is_float32(constant(1)) &&
+         (!is_present(2) || is_float32(constant(2)));
+}
+
 std::vector<Tensor> CallKernel(KernelFn fn, const KernelContext& ctx, const Attributes& attrs,
                                std::initializer_list<const Tensor*> inputs) {
   std::vector<const Tensor*> list(inputs);

@@ -74,6 +74,10 @@ struct PrepareArgs {
   const Tensor* constant(size_t i) const { return i < constants.size() ? constants[i] : nullptr; }
   bool is_present(size_t i) const { return i < present.size() && present[i]; }
   size_t num_inputs() const { return present.size(); }
+  // Whether inputs 1 (weights) and 2 (bias, if given) are float32
+  // constants and the node has at most `max_inputs` inputs: what the
+  // convolutions need to pack their weights.
+  bool HasConstantFloatWeights(size_t max_inputs) const;
 };
 
 // Returns the prepared kernel, or null when these inputs leave nothing to

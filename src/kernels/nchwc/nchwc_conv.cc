@@ -429,15 +429,10 @@ class PreparedNchwcConvKernel : public PreparedKernel {
   PreparedNchwcConv conv_;
 };
 
-bool IsFloat32(const Tensor* t) { return t != nullptr && t->dtype() == DType::kFloat32; }
-
 }  // namespace
 
 std::unique_ptr<PreparedKernel> PrepareNchwcConv(const PrepareArgs& args) {
-  if (!IsFloat32(args.constant(1)) || (args.is_present(2) && !IsFloat32(args.constant(2))) ||
-      args.num_inputs() > 4) {
-    return nullptr;
-  }
+  if (!args.HasConstantFloatWeights(4)) return nullptr;
   return std::make_unique<PreparedNchwcConvKernel>(
       PreparedNchwcConv(args.attrs, *args.constant(1), args.constant(2), args.isa));
 }
