@@ -187,6 +187,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"LessOrEqual", InferComparison},
     {"Log", InferUnary},
     {"LogSoftmax", InferSoftmax},
+    {"LoomAttention", InferLoomAttention},
     {"MatMul", InferMatMul},
     {"Max", InferVariadic},
     {"MaxPool", InferMaxPool},

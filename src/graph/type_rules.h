@@ -8,7 +8,7 @@
 //   type_rules.cc              the table and the shared shape arithmetic
 //   type_rules_elementwise.cc  unary, binary, variadic, comparisons, Where, Clip, Cast
 //   type_rules_conv_pool.cc    Conv, MaxPool, AveragePool, Global*Pool
-//   type_rules_nn.cc           MatMul, Gemm, normalizations, Softmax
+//   type_rules_nn.cc           MatMul, Gemm, normalizations, Softmax, LoomAttention
 //   type_rules_reduce.cc       Reduce*, ArgMax, ArgMin
 //   type_rules_shape_ops.cc    Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat
 //   type_rules_copy_ops.cc     Split, Slice, Pad, Expand, Tile, Gather, GatherElements
@@ -216,6 +216,7 @@ std::vector<TensorType> InferBatchNormalization(const NodeTypeContext& ctx);
 std::vector<TensorType> InferInstanceNormalization(const NodeTypeContext& ctx);
 std::vector<TensorType> InferLayerNormalization(const NodeTypeContext& ctx);
 std::vector<TensorType> InferSoftmax(const NodeTypeContext& ctx);
+std::vector<TensorType> InferLoomAttention(const NodeTypeContext& ctx);
 
 // type_rules_reduce.cc
 std::vector<TensorType> InferReduce(const NodeTypeContext& ctx);

@@ -1,6 +1,8 @@
-// Type rules of the matrix products (kernels/matmul.h) and the
-// normalizations (kernels/normalization.h).
+// Type rules of the matrix products (kernels/matmul.h), the
+// normalizations (kernels/normalization.h) and the fused attention
+// (kernels/attention/attention.h).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/type_rules.h"
@@ -191,6 +193,40 @@ std::vector<TensorType> InferSoftmax(const NodeTypeContext& ctx) {
     ctx.NormalizeAxis(ctx.GetInt("axis", -1), static_cast<int>(x->size()), "attribute 'axis'");
   }
   return {ctx.input(0)};
+}
+
+// LoomAttention(Q, K, V, mask?) (kernels/attention/attention.h): Q, K, V
+// rank 4 in their layouts ("bhsd" [B, H, S, X] or "bshd" [B, S, H, X]);
+// the output takes B, H and Sq from Q and Dv from V, in output_layout.
+std::vector<TensorType> InferLoomAttention(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(3, 4);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckSameDType(1, 0);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckDTypeIn(3, {DType::kFloat32, DType::kBool});
+  for (size_t i = 0; i < 3; ++i) ctx.CheckRank(i, 4);
+  const auto sequence_major = [&](std::string_view name) {
+    const std::string layout = ctx.GetString(name, "bhsd");
+    if (layout != "bhsd" && layout != "bshd") {
+      ctx.Fail("attribute '" + std::string(name) + "' must be \"bhsd\" or \"bshd\" (got \"" +
+               layout + "\")");
+    }
+    return layout == "bshd";
+  };
+  const bool q_major = sequence_major("q_layout");
+  sequence_major("k_layout");
+  sequence_major("v_layout");
+  const bool y_major = sequence_major("output_layout");
+  const std::optional<SymbolicShape>& q = ctx.input_shape(0);
+  const std::optional<SymbolicShape>& v = ctx.input_shape(2);
+  if (!q || !v) return {TensorType{DType::kFloat32, UnknownDims(ctx, 4)}};
+  const Dim& batch = (*q)[0];
+  const Dim& heads = (*q)[q_major ? 2 : 1];
+  const Dim& q_len = (*q)[q_major ? 1 : 2];
+  const Dim& v_depth = (*v)[3];
+  SymbolicShape y = y_major ? SymbolicShape{batch, q_len, heads, v_depth}
+                            : SymbolicShape{batch, heads, q_len, v_depth};
+  return {TensorType{DType::kFloat32, y}};
 }
 
 }  // namespace loom::graph

@@ -196,5 +196,27 @@ TEST(SoftmaxRule, KeepsTypeAndChecksAxis) {
             "graph 'g': node 'sm' (Softmax): attribute 'axis' 2 is outside [-2, 1] for rank 2");
 }
 
+TEST(LoomAttentionRule, OutputTakesQueryRowsAndValueDepthInItsLayout) {
+  GraphBuilder b;
+  const std::string q = b.input("q", kF32, {"B", "S", 12, 32});  // bshd
+  const std::string k = b.input("k", kF32, {"B", 12, "T", 32});  // bhsd
+  const std::string v = b.input("v", kF32, {"B", 12, "T", 16});
+  const std::string mask = b.input("mask", testing::kBool, {"S", "T"});
+  EXPECT_EQ(
+      OutputTypes(
+          b, {b.op("LoomAttention", {q, k, v, mask},
+                   {{"q_layout", std::string("bshd")}, {"scale", 0.125f}}),
+              b.op("LoomAttention", {q, k, v},
+                   {{"q_layout", std::string("bshd")}, {"output_layout", std::string("bshd")}})}),
+      (std::vector<std::string>{"float32[B, 12, S, 16]", "float32[B, S, 12, 16]"}));
+
+  GraphBuilder bad("g");
+  const std::string x = bad.input("x", kF32, {1, 2, 3, 4});
+  EXPECT_EQ(BuildErrorOf(bad, bad.op("LoomAttention", {x, x, x},
+                                     {{"v_layout", std::string("bhds")}}, "att")),
+            "graph 'g': node 'att' (LoomAttention): attribute 'v_layout' must be \"bhsd\" or "
+            "\"bshd\" (got \"bhds\")");
+}
+
 }  // namespace
 }  // namespace loom::graph

@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "kernels/attention/attention.h"
 #include "kernels/conv.h"
 #include "kernels/elementwise.h"
 #include "kernels/matmul.h"
@@ -74,6 +75,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"LessOrEqual", kNumeric, kPortable, LessOrEqualKernel},
     {"Log", kFloats, kPortableAvx2, LogKernel},
     {"LogSoftmax", kF32 | kF64, kPortableAvx2, LogSoftmaxKernel},
+    // Loom-internal: fused attention (attention/attention.h), written by
+    // graph/passes/attention_fusion.cc.
+    {"LoomAttention", kF32, kAllIsas, AttentionKernel},
     {"MatMul", kF32 | kF64 | kI32 | kI64, kAllIsas, MatMulKernel, PrepareMatMul},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
@@ -133,7 +137,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
 
 std::span<const KernelRegistration> KernelRegistry() { return kRegistry; }
 
-bool IsInternalOp(std::string_view op) { return op.starts_with("Nchwc"); }
+bool IsInternalOp(std::string_view op) {
+  return op.starts_with("Nchwc") || op.starts_with("Loom");
+}
 
 const KernelRegistration* FindKernel(std::string_view op) {
   auto it = std::lower_bound(

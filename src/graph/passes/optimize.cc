@@ -31,6 +31,15 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
       bool changed = EliminateDeadNodes(graph);
       changed = FoldConstants(graph, options.evaluate) || changed;
       if (options.level >= 2) {
+        // The transformer fusions read dtypes, ranks and last dims; folding
+        // may have replaced the nodes whose types are known.
+        InferTypes(graph);
+        // Pow(d, 2) becomes the Mul(d, d) layer-norm fusion matches; GELU
+        // before bias/activation fusion, which fuses a Gelu node into a Conv.
+        changed = SimplifyPow(graph) || changed;
+        changed = FuseLayerNormalization(graph) || changed;
+        changed = FuseGelu(graph) || changed;
+        changed = FuseAttention(graph) || changed;
         // Batch norm before fusion: folding needs the bare Conv/Gemm, and
         // the bias it leaves is what fusion then keeps.
         changed = FoldBatchNormalization(graph) || changed;

@@ -70,6 +70,55 @@ bool FoldBatchNormalization(Graph& graph);
 // ignores the activation attributes.
 bool FuseBiasAndActivation(Graph& graph);
 
+// Pow(x, c) with a constant one-element exponent c of 2, 0.5 or 1 (rank 0,
+// or no higher than x's) and float32 x becomes Mul(x, x), Sqrt(x) or
+// Identity(x); the node keeps its name and output. Needs x's dtype: an
+// initializer's, a graph input's or one a prior InferTypes found; a Pow whose
+// base type is unknown stays. Exponents no node reads any more are removed.
+bool SimplifyPow(Graph& graph);
+
+// The layer norm PyTorch exports before opset 17: ReduceMean(x) → Sub(x,
+// mean) → Pow(d, 2) or Mul(d, d) → ReduceMean → Add(eps) → Sqrt → Div(d, std)
+// (or Mul(d, Reciprocal(std))) → optional Mul(scale) → optional Add(bias)
+// becomes one LayerNormalization(x, scale, bias) {axis=-1, epsilon} with one
+// output. Both ReduceMeans reduce the last axis only (axes [-1] or [rank-1],
+// as attribute or constant input) with keepdims 1; eps is a one-element
+// float32 constant; Mul/Add operands in either order. Scale and bias are
+// absorbed when they are float32 constants varying along the last axis only
+// ([C], [1, C], a scalar: expanded into a fresh "<node>_scale"/"<node>_bias"
+// [C] unless already [C]); otherwise the Mul/Add stays after the fused node,
+// and a missing scale becomes ones. Only when every intermediate is read
+// only by the next step of the pattern and is not a graph output, x is
+// float32 and its rank and last dim C are known (needs a prior InferTypes
+// for values nodes produce). The fused node takes the last matched node's
+// name and output.
+bool FuseLayerNormalization(Graph& graph);
+
+// x * 0.5 * (1 + Erf(x / sqrt(2))) (or Erf(x * 1/sqrt(2))) → Gelu(x)
+// {approximate="none"}; x * 0.5 * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 *
+// x^3))), x^3 as Mul(x, Mul(x, x)) in any grouping or Pow(x, 3) → Gelu(x)
+// {approximate="tanh"}. Products match in any grouping and operand order;
+// constants are one-element float32 initializers within 1e-4 (relative) of
+// the exact value. Only when every intermediate is read only by the next step
+// and is not a graph output (x may have other readers). The Gelu takes the
+// outer Mul's name and output.
+bool FuseGelu(Graph& graph);
+
+// Scaled-dot-product attention, MatMul(Q, Kᵀ) → Div/Mul(constant scale)? →
+// Add(float mask) or Where(bool mask, ·, constant fill)? → Softmax(last
+// axis) → MatMul(·, V), becomes one LoomAttention
+// (kernels/attention/attention.h) reading Q, K and V from before the
+// exporters' Transposes ([B, S, H, D] "bshd" layouts; Kᵀ must come from a
+// Transpose, perm [0, 2, 3, 1] or [0, 1, 3, 2] of [0, 2, 1, 3] or of a
+// [B, H, S, D] K); transposes only the pattern read are removed. Only when
+// Q, K, V are float32 rank 4 with known, matching shapes (needs a prior
+// InferTypes), the mask's known shape broadcasts to the scores without
+// growing them, and each intermediate has the next step as its only reader
+// and is not a graph output. A constant causal mask becomes the kernel's
+// causal attribute. The fused node takes the last MatMul's name and output
+// (attention_fusion.cc has the details).
+bool FuseAttention(Graph& graph);
+
 // Converts runs of 2-D Conv / pooling / elementwise / channel Concat nodes to
 // the NCHWc ops of kernels/nchwc/nchwc.h with blocks of `block` (8 or 16)
 // channels; NchwcReorderInput/NchwcReorderOutput nodes convert at the edges,
@@ -90,7 +139,8 @@ struct OptimizationOptions {
 };
 
 // Level >= 1 verifies the graph, then repeats dead-node elimination, constant
-// folding and (level 2) batch-norm folding and fusion until none changes
+// folding and (level 2) Pow simplification, layer-norm, GELU and attention
+// fusion, batch-norm folding and bias/activation fusion until none changes
 // anything, then (level 2, nchwc_block set) chooses the blocked layout;
 // every level ends with type inference. Throws
 // InvalidArgumentError for a level outside 0..2, a missing evaluator at
