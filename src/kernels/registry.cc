@@ -56,6 +56,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Expand", kAll, kPortable, ExpandKernel},
     {"Flatten", kAll, kPortable, FlattenKernel},
     {"Floor", kFloats, kPortableAvx2, FloorKernel},
+    {"FusedMatMul", kF32, kAllIsas, FusedMatMulKernel, PrepareFusedMatMul},
     {"Gather", kAll, kPortable, GatherKernel},
     {"GatherElements", kAll, kPortable, GatherElementsKernel},
     {"Gelu", kFloats, kPortableAvx2, GeluKernel},
@@ -133,7 +134,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
 
 std::span<const KernelRegistration> KernelRegistry() { return kRegistry; }
 
-bool IsInternalOp(std::string_view op) { return op.starts_with("Nchwc"); }
+bool IsInternalOp(std::string_view op) { return op.starts_with("Nchwc") || op == "FusedMatMul"; }
 
 const KernelRegistration* FindKernel(std::string_view op) {
   auto it = std::lower_bound(

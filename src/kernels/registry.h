@@ -40,7 +40,7 @@ struct KernelRegistration {
 };
 
 // Whether `op` is one of Loom's internal ops (the blocked layout's
-// "Nchwc*", kernels/nchwc/nchwc.h): written by the graph optimizer only, so
+// "Nchwc*", kernels/nchwc/nchwc.h; FusedMatMul, kernels/matmul.h): written by the graph optimizer only, so
 // the ONNX importer refuses them in a model file.
 bool IsInternalOp(std::string_view op);
 
