@@ -184,6 +184,22 @@ void RunLoom(benchmark::State& state, const Shape& shape, int threads, Isa isa) 
   state.SetLabel(std::string(kernels::IsaName(isa)));
 }
 
+// C = A * B with B packed once beforehand, as a MatMul whose B is a
+// constant weight runs (PreparedMatMul).
+void RunLoomPackedB(benchmark::State& state, const Shape& shape, int threads, Isa isa) {
+  Operands operands(shape);
+  const std::unique_ptr<ThreadPool> pool = MakePool(threads);
+  GemmArgs args = operands.LoomArgs(operands.c());
+  const kernels::PackedGemmMatrix packed = kernels::PackedGemmMatrix::PackB(args, isa);
+  args.packed_b = &packed;
+  for (auto _ : state) {
+    kernels::f32_gemm(args, pool.get(), isa);
+    benchmark::ClobberMemory();
+  }
+  SetGflopsCounter(state, shape);
+  state.SetLabel(std::string(kernels::IsaName(isa)));
+}
+
 void RunOpenBlas(benchmark::State& state, const Shape& shape, int threads) {
   Operands operands(shape);
   openblas_set_num_threads(threads);
@@ -209,6 +225,17 @@ std::vector<Shape> InferenceShapes() {
   return shapes;
 }
 
+// Transformer and MLP shapes (m = tokens, k x n a weight matrix): the
+// encoders of bench/compare/export_transformers.py (d 128 with 64 tokens,
+// d 384 with 128 tokens) and the issue-16 list (1024^3 and 512^3 are in
+// SquareShapes).
+std::vector<Shape> TransformerShapes() {
+  return {{1, 1024, 1024},  {4, 1024, 1024}, {8, 1024, 1024},  {16, 1024, 1024}, {32, 1024, 1024},
+          {16, 128, 128},   {32, 128, 128},  {32, 384, 384},   {64, 128, 128},   {64, 512, 128},
+          {64, 128, 512},   {128, 384, 384}, {128, 1536, 384}, {128, 384, 1536}, {256, 256, 2048},
+          {64, 1024, 1024}, {1, 1024, 4096}, {8, 4096, 1024}};
+}
+
 std::string Name(const std::string& prefix, const Shape& shape, int threads) {
   return prefix + "/m:" + std::to_string(shape.m) + "/n:" + std::to_string(shape.n) +
          "/k:" + std::to_string(shape.k) + "/threads:" + std::to_string(threads);
@@ -228,6 +255,7 @@ void Settings(benchmark::internal::Benchmark* b) {
 void RegisterSgemmBenchmarks() {
   std::vector<Shape> shapes = SquareShapes();
   for (const Shape& shape : InferenceShapes()) shapes.push_back(shape);
+  for (const Shape& shape : TransformerShapes()) shapes.push_back(shape);
   const Isa best = kernels::SelectIsa();
 
   for (int threads : {1, 2}) {
@@ -235,6 +263,13 @@ void RegisterSgemmBenchmarks() {
       Settings(benchmark::RegisterBenchmark(
           Name("BM_LoomSgemm", shape, threads).c_str(),
           [=](benchmark::State& state) { RunLoom(state, shape, threads, best); }));
+    }
+  }
+  for (int threads : {1, 2}) {
+    for (const Shape& shape : TransformerShapes()) {
+      Settings(benchmark::RegisterBenchmark(
+          Name("BM_LoomSgemmPackedB", shape, threads).c_str(),
+          [=](benchmark::State& state) { RunLoomPackedB(state, shape, threads, best); }));
     }
   }
   for (Isa isa : {Isa::kPortable, Isa::kAvx2Fma, Isa::kAvx512f}) {

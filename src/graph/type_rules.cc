@@ -169,6 +169,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"Expand", InferExpand},
     {"Flatten", InferFlatten},
     {"Floor", InferUnary},
+    {"FusedMatMul", InferFusedMatMul},
     {"Gather", InferGather},
     {"GatherElements", InferGatherElements},
     {"Gelu", InferUnary},

@@ -211,6 +211,7 @@ std::vector<TensorType> InferNchwcChannelAffine(const NodeTypeContext& ctx);
 
 // type_rules_nn.cc
 std::vector<TensorType> InferMatMul(const NodeTypeContext& ctx);
+std::vector<TensorType> InferFusedMatMul(const NodeTypeContext& ctx);
 std::vector<TensorType> InferGemm(const NodeTypeContext& ctx);
 std::vector<TensorType> InferBatchNormalization(const NodeTypeContext& ctx);
 std::vector<TensorType> InferInstanceNormalization(const NodeTypeContext& ctx);

@@ -12,8 +12,10 @@ namespace loom::graph {
 // MatMul (NumPy matmul): [..., M, K] x [..., K, N] -> [..., M, N], batch
 // dims broadcast; a 1-D A is [1, K] and a 1-D B [K, 1], the added unit dim
 // dropped from the result.
-std::vector<TensorType> InferMatMul(const NodeTypeContext& ctx) {
-  ctx.CheckInputCount(2, 2);
+namespace {
+
+// MatMul's output type from inputs 0 and 1.
+std::vector<TensorType> MatMulOutput(const NodeTypeContext& ctx) {
   ctx.CheckSameDType(1, 0);
   const DType dtype = ctx.input(0).dtype;
   const std::optional<SymbolicShape>& a_shape = ctx.input_shape(0);
@@ -54,6 +56,33 @@ std::vector<TensorType> InferMatMul(const NodeTypeContext& ctx) {
   if (!a_vector) out.push_back(a[a.size() - 2]);
   if (!b_vector) out.push_back(b[b.size() - 1]);
   return {TensorType{dtype, out}};
+}
+
+}  // namespace
+
+std::vector<TensorType> InferMatMul(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  return MatMulOutput(ctx);
+}
+
+// FusedMatMul (Loom-internal): MatMul(A, B) with B float32 2-D, plus an
+// optional bias [N] on the last axis.
+std::vector<TensorType> InferFusedMatMul(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  ctx.CheckRank(1, 2);
+  std::vector<TensorType> out = MatMulOutput(ctx);
+  if (ctx.has_input(2)) {
+    ctx.CheckSameDType(2, 0);
+    ctx.CheckRank(2, 1);
+    const std::optional<SymbolicShape>& bias = ctx.input_shape(2);
+    const std::optional<SymbolicShape>& b = ctx.input_shape(1);
+    if (bias && b && (*bias)[0].is_known() && (*b)[1].is_known() &&
+        (*bias)[0].size() != (*b)[1].size()) {
+      ctx.Fail("bias " + ctx.Describe(2) + " must have one value per column of " + ctx.Describe(1));
+    }
+  }
+  return out;
 }
 
 // Gemm: Y [M, N] = alpha * op(A) op(B) + beta * C, C broadcast to [M, N].

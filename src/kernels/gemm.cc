@@ -45,6 +45,12 @@ struct MicroKernelEntry {
   // skinny 83-85 GFLOP/s vs packed 62-63 at m = 64 (k = n = 1024); AVX2
   // skinny falls behind packed above 16 rows (36 vs 79 at m = 128).
   int64_t skinny_max_rows;
+  // The same when B comes prepacked (constant weights): no packing pass to
+  // save, so the packed kernel wins from a few rows on. Measured on an
+  // AVX-512 Xeon (k = n = 1024, one thread, GFLOP/s skinny vs packed):
+  // m = 4 26-29 vs 20-22, m = 8 28-30 vs 42-43, m = 64 27-28 vs 57-72
+  // (bench/results/transformers-2026-12-01.md).
+  int64_t skinny_max_rows_packed_b;
 };
 
 // The GEMM kernel registry: one row per ISA level, two for AVX-512. On
@@ -53,10 +59,10 @@ struct MicroKernelEntry {
 // vs 61, conv1 7x7 53 vs 46 (bench/results/kernels-2026-11-29.md), while
 // the AVX-512 few-row kernel stays far ahead (m = 8: 86 vs 38).
 constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
-    {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16},
-    {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16},
-    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 64},
-    {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64},
+    {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16, 4},
+    {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16, 4},
+    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 64, 4},
+    {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64, 4},
 }};
 
 // Test override of the AVX-512 packing choice (Avx512Packing). Relaxed: it
@@ -158,21 +164,26 @@ std::pair<int64_t, int64_t> UnitShape(int64_t row_panels, int64_t col_panels, in
   return {rows, cols};
 }
 
-float ElementA(const GemmArgs& g, int64_t i, int64_t p) {
-  return g.transpose_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
-}
-
-float ElementB(const GemmArgs& g, int64_t p, int64_t j) {
-  return g.transpose_b ? g.b[j * g.ldb + p] : g.b[p * g.ldb + j];
-}
-
 // Row panel r of op(A)[:, pc:pc+kc]: packed[p * mr + i] = A[r*mr + i][pc + p].
+// Row by row over contiguous source (the untransposed case, activations):
+// the per-element index arithmetic of ElementA cost ~1 ns an element, a
+// third of a 64 x 128 x 128 product's time.
 void PackAPanel(const GemmArgs& g, int64_t r, int64_t pc, int64_t kc, int mr, float* packed) {
   const int64_t row0 = r * mr;
   const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - row0));
-  for (int64_t p = 0; p < kc; ++p) {
-    for (int i = 0; i < rows; ++i) packed[p * mr + i] = ElementA(g, row0 + i, pc + p);
-    for (int i = rows; i < mr; ++i) packed[p * mr + i] = 0.0f;
+  if (rows < mr) std::fill(packed, packed + kc * mr, 0.0f);
+  if (g.transpose_a) {
+    // op(A)[i][p] = a[p * lda + i]: each p reads `rows` contiguous floats.
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* src = g.a + (pc + p) * g.lda + row0;
+      std::copy(src, src + rows, packed + p * mr);
+    }
+    return;
+  }
+  for (int i = 0; i < rows; ++i) {
+    const float* src = g.a + (row0 + i) * g.lda + pc;
+    float* dst = packed + i;
+    for (int64_t p = 0; p < kc; ++p) dst[p * mr] = src[p];
   }
 }
 
@@ -181,9 +192,19 @@ void PackBPanel(const GemmArgs& g, int64_t q, int64_t pc, int64_t kc, int64_t jc
                 int nr, float* packed) {
   const int64_t col0 = jc + q * nr;
   const int cols = static_cast<int>(std::min<int64_t>(nr, jc + nc - col0));
-  for (int64_t p = 0; p < kc; ++p) {
-    for (int j = 0; j < cols; ++j) packed[p * nr + j] = ElementB(g, pc + p, col0 + j);
-    for (int j = cols; j < nr; ++j) packed[p * nr + j] = 0.0f;
+  if (cols < nr) std::fill(packed, packed + kc * nr, 0.0f);
+  if (!g.transpose_b) {
+    // Each p copies `cols` contiguous floats.
+    for (int64_t p = 0; p < kc; ++p) {
+      const float* src = g.b + (pc + p) * g.ldb + col0;
+      std::copy(src, src + cols, packed + p * nr);
+    }
+    return;
+  }
+  for (int j = 0; j < cols; ++j) {
+    const float* src = g.b + (col0 + j) * g.ldb + pc;
+    float* dst = packed + j;
+    for (int64_t p = 0; p < kc; ++p) dst[p * nr] = src[p];
   }
 }
 
@@ -324,7 +345,8 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   CheckPacked(g.packed_a, true, g.m, g.k, isa, kernel);
   CheckPacked(g.packed_b, false, g.k, g.n, isa, kernel);
   const bool skinny =
-      g.m <= kernel.skinny_max_rows && !g.transpose_b && g.a != nullptr && g.b != nullptr;
+      g.m <= (g.packed_b != nullptr ? kernel.skinny_max_rows_packed_b : kernel.skinny_max_rows) &&
+      !g.transpose_b && g.a != nullptr && g.b != nullptr;
   // With beta = 0 and no bias, the micro-kernels' first k block writes C
   // outright (accumulate = false); every other path adds onto an
   // initialized C.

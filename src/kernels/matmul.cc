@@ -20,11 +20,28 @@ struct ActivationEpilogue {
   }
 };
 
+// FusedMatMul's epilogue: + bias[col] (when present), then the activation.
+struct BiasActivationEpilogue {
+  const float* bias;  // n values, or null
+  Activation activation;
+  Isa isa;
+  static void Apply(const void* state, float* c, int64_t, int64_t col, int64_t count) {
+    const auto* self = static_cast<const BiasActivationEpilogue*>(state);
+    if (self->bias != nullptr) {
+      const float* b = self->bias + col;
+      for (int64_t j = 0; j < count; ++j) c[j] += b[j];
+    }
+    if (self->activation.kind != ActivationKind::kIdentity) {
+      ApplyActivation(self->activation, c, count, self->isa);
+    }
+  }
+};
+
 // float32 MatMul: one GEMM when A's batch folds into M, else one per batch.
 // Many small batches (attention heads) run one GEMM per thread instead of
 // splitting each tiny GEMM across the pool.
 Tensor F32MatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b,
-                 const PackedGemmMatrix* packed_b) {
+                 const PackedGemmMatrix* packed_b, GemmEpilogue epilogue = {}) {
   const MatMulShapes s = ResolveMatMulShapes("MatMul", a.shape(), b.shape());
   Tensor y = Tensor::uninitialized(DType::kFloat32, Shape(s.output));
   if (y.num_elements() == 0) return y;
@@ -34,6 +51,7 @@ Tensor F32MatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b,
   g.lda = std::max<int64_t>(s.k, 1);
   g.ldb = std::max<int64_t>(s.n, 1);
   g.ldc = s.n;
+  g.epilogue = epilogue;
   if (!s.b_has_batch) {
     g.m = s.m * static_cast<int64_t>(s.a_offset.size());
     g.a = a.data<float>();
@@ -143,7 +161,12 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   if (y.num_elements() == 0) return y;
   float* yp = y.data<float>();
   const bool use_c = c != nullptr && beta != 0.0f && c->num_elements() > 0;
-  if (use_c) {
+  // A C of one row ([N], [1, N]; a layer's bias) with beta 1 goes to the
+  // GEMM as its per-column bias, added in its own parallel pass instead of
+  // this serial broadcast.
+  const bool c_is_bias =
+      use_c && beta == 1.0f && c->num_elements() == s.n && c->shape().dims().back() == s.n;
+  if (use_c && !c_is_bias) {
     // Y = beta * C, broadcast; the GEMM then accumulates onto it.
     const std::vector<int64_t>& d = c->shape().dims();
     const int64_t row_stride = d.size() == 2 && d[0] != 1 ? (d.back() == 1 ? 1 : s.n) : 0;
@@ -163,7 +186,8 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   g.transpose_a = s.ta;
   g.transpose_b = s.tb;
   g.alpha = alpha;
-  g.beta = use_c ? 1.0f : 0.0f;
+  g.beta = use_c && !c_is_bias ? 1.0f : 0.0f;
+  if (c_is_bias) g.bias = c->data<float>();
   g.a = a.data<float>();
   g.lda = std::max<int64_t>(1, a.shape().dim(1));
   g.b = b.data<float>();
@@ -221,6 +245,10 @@ std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareArgs& args) {
   return args.num_inputs() == 2 ? PrepareConstantB("MatMul", args) : nullptr;
 }
 
+std::unique_ptr<PreparedKernel> PrepareFusedMatMul(const PrepareArgs& args) {
+  return args.num_inputs() <= 3 ? PrepareConstantB("FusedMatMul", args) : nullptr;
+}
+
 std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareArgs& args) {
   return args.num_inputs() <= 3 ? PrepareConstantB("Gemm", args) : nullptr;
 }
@@ -243,6 +271,43 @@ std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes&, Ke
   }
 }
 
+namespace {
+
+// FusedMatMul on float32 A, 2-D B (packed when `packed_b` is set) and an
+// optional bias [N].
+Tensor F32FusedMatMul(const KernelContext& ctx, const Attributes& attrs, const Tensor& a,
+                      const Tensor& b, const Tensor* bias, const PackedGemmMatrix* packed_b) {
+  CheckDType("FusedMatMul", "A", a, {DType::kFloat32});
+  CheckDType("FusedMatMul", "B", b, {DType::kFloat32});
+  CheckRank("FusedMatMul", "B", b, 2);
+  const int64_t n = b.shape().dim(1);
+  if (bias != nullptr) {
+    CheckDType("FusedMatMul", "bias", *bias, {DType::kFloat32});
+    if (bias->shape().rank() != 1 || bias->shape().dim(0) != n) {
+      ThrowKernelError("FusedMatMul", "bias of shape " + bias->shape().to_string() + " must be [" +
+                                          std::to_string(n) + "] (B is " + b.shape().to_string() +
+                                          ")");
+    }
+  }
+  BiasActivationEpilogue epilogue{bias != nullptr ? bias->data<float>() : nullptr,
+                                  FusedActivationFromAttributes("FusedMatMul", attrs), ctx.isa};
+  GemmEpilogue fused;
+  if (epilogue.bias != nullptr || epilogue.activation.kind != ActivationKind::kIdentity) {
+    fused = {&BiasActivationEpilogue::Apply, &epilogue};
+  }
+  return F32MatMul(ctx, a, b, packed_b, fused);
+}
+
+}  // namespace
+
+std::vector<Tensor> FusedMatMulKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs) {
+  CheckInputCount("FusedMatMul", inputs, 2, 3);
+  return {F32FusedMatMul(ctx, attrs, RequiredInput("FusedMatMul", inputs, 0, "A"),
+                         RequiredInput("FusedMatMul", inputs, 1, "B"), OptionalInput(inputs, 2),
+                         nullptr)};
+}
+
 std::vector<Tensor> GemmKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs) {
   CheckInputCount("Gemm", inputs, 2, 3);
@@ -253,8 +318,8 @@ std::vector<Tensor> GemmKernel(const KernelContext& ctx, const Attributes& attrs
 PreparedMatMul::PreparedMatMul(std::string_view op, const Attributes& attrs, const Tensor& b,
                                Isa isa)
     : op_(op), attrs_(attrs), b_(b), isa_(isa) {
-  if (op_ != "MatMul" && op_ != "Gemm")
-    ThrowKernelError(op, "PreparedMatMul handles MatMul and Gemm only");
+  if (op_ != "MatMul" && op_ != "FusedMatMul" && op_ != "Gemm")
+    ThrowKernelError(op, "PreparedMatMul handles MatMul, FusedMatMul and Gemm only");
   CheckDType(op, "B", b, {DType::kFloat32});
   if (b.shape().rank() != 2) return;  // 1-D or batched B: nothing to pack
   bool tb = op_ == "Gemm" && attrs.get_int("transB", 0) != 0;
@@ -283,6 +348,7 @@ Tensor PreparedMatMul::Run(const KernelContext& ctx, const Tensor& a, const Tens
   }
   const PackedGemmMatrix* packed = packed_b_ ? &*packed_b_ : nullptr;
   if (op_ == "Gemm") return F32Gemm(ctx, attrs_, a, b_, c, packed);
+  if (op_ == "FusedMatMul") return F32FusedMatMul(ctx, attrs_, a, b_, c, packed);
   CheckDType("MatMul", "A", a, {DType::kFloat32});
   // The packed B fits only when A's batch folds into M (B is 2-D here).
   return F32MatMul(ctx, a, b_, packed);

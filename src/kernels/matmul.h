@@ -11,6 +11,11 @@
 // C optional and broadcast to [M, N] ([], [N], [1, N], [M, 1], [M, N]),
 // float32, then the fused activation (fused_activation.h).
 //
+// FusedMatMul (Loom-internal, written by the graph optimizer): MatMul(A, B)
+// with B float32 2-D, then + bias (optional input 2, [N]) and the fused
+// activation (fused_activation.h attributes), both applied to each finished
+// tile while it is in cache. It replaces MatMul → Add(bias) → activation.
+//
 // Prepare stage: PreparedMatMul holds a constant B (MatMul's B, or Gemm's B
 // with transB) packed for the ISA; the graph builds one when B is a
 // constant initializer.
@@ -35,6 +40,8 @@ namespace loom::kernels {
 
 std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes& attrs,
                                  KernelInputs inputs);
+std::vector<Tensor> FusedMatMulKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs);
 std::vector<Tensor> GemmKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
 
@@ -42,6 +49,7 @@ std::vector<Tensor> GemmKernel(const KernelContext& ctx, const Attributes& attrs
 // float32 matrix (MatMul: exactly two inputs; Gemm: C optional); else null.
 std::unique_ptr<PreparedKernel> PrepareMatMul(const PrepareArgs& args);
 std::unique_ptr<PreparedKernel> PrepareGemm(const PrepareArgs& args);
+std::unique_ptr<PreparedKernel> PrepareFusedMatMul(const PrepareArgs& args);
 
 // The plain loops (double accumulation for float32), the test oracles.
 Tensor MatMulReference(const Tensor& a, const Tensor& b);
@@ -49,11 +57,11 @@ Tensor GemmReference(const Attributes& attrs, const Tensor& a, const Tensor& b, 
 
 class PreparedMatMul {
  public:
-  // `op` is "MatMul" or "Gemm" (attrs: transA, transB, alpha, beta, fused
+  // `op` is "MatMul", "FusedMatMul" or "Gemm" (attrs: transA, transB, alpha, beta, fused
   // activation); B must be float32 and 2-D (MatMul's 1-D B is allowed).
   PreparedMatMul(std::string_view op, const Attributes& attrs, const Tensor& b, Isa isa);
 
-  // MatMul: run(a); Gemm: run(a, c).
+  // MatMul: run(a); FusedMatMul: run(a, bias); Gemm: run(a, c).
   Tensor Run(const KernelContext& ctx, const Tensor& a, const Tensor* c = nullptr) const;
 
  private:

@@ -169,13 +169,71 @@ TEST(PreparedMatMul, MatchesTheOneShotKernel) {
   const Tensor bias = RandomTensor(DType::kFloat32, {200}, 13);
   const Attributes attrs = GemmAttrs(false, true, 1, 1);
   PreparedMatMul gemm("Gemm", attrs, wt, isa);
-  // 1 and 8 rows take the few-row path (B stored transposed back to [K, N]
-  // at prepare time), 70 the packed one.
+  // 1 row takes the few-row path (B stored transposed back to [K, N] at
+  // prepare time), 8 and 70 the packed one.
   for (int64_t rows : {1, 8, 70}) {
     const Tensor a = RandomTensor(DType::kFloat32, {rows, 96}, 14);
     EXPECT_TENSORS_NEAR(gemm.Run({pool.get(), isa}, a, &bias), GemmReference(attrs, a, wt, &bias),
                         1e-5, 2e-4);
   }
+}
+
+// FusedMatMul's expected output: the plain product, + bias, then the
+// activation, computed here in double from std::erf / std::max.
+Tensor FusedMatMulExpected(const Tensor& a, const Tensor& w, const Tensor* bias,
+                           ActivationKind kind) {
+  Tensor y = MatMulReference(a, w);
+  const int64_t n = w.shape().dim(1);
+  float* p = y.data<float>();
+  for (int64_t i = 0; i < y.num_elements(); ++i) {
+    double v = p[i] + (bias != nullptr ? bias->data<float>()[i % n] : 0.0f);
+    if (kind == ActivationKind::kRelu) v = std::max(v, 0.0);
+    if (kind == ActivationKind::kGelu) v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    p[i] = static_cast<float>(v);
+  }
+  return y;
+}
+
+TEST(FusedMatMul, AddsTheBiasAndAppliesTheActivationOnEveryPath) {
+  const Tensor w = RandomTensor(DType::kFloat32, {96, 200}, 20);
+  const Tensor bias = RandomTensor(DType::kFloat32, {200}, 21);
+  for (ActivationKind kind :
+       {ActivationKind::kIdentity, ActivationKind::kRelu, ActivationKind::kGelu}) {
+    Attributes attrs;
+    if (kind != ActivationKind::kIdentity) SetFusedActivationAttributes({kind}, attrs);
+    // 1 row: the few-row path; 5 and 2 x 50: the packed one.
+    for (Ints a_shape : {Ints{1, 96}, Ints{5, 96}, Ints{2, 50, 96}, Ints{96}}) {
+      const Tensor a = RandomTensor(DType::kFloat32, Shape(a_shape), 22);
+      for (const Tensor* b : {&bias, static_cast<const Tensor*>(nullptr)}) {
+        const Tensor expected = FusedMatMulExpected(a, w, b, kind);
+        for (int threads : testing::kThreadCounts) {
+          auto pool = PoolWithThreads(threads);
+          for (Isa isa : SupportedIsas()) {
+            const Tensor y =
+                b != nullptr
+                    ? CallKernel(FusedMatMulKernel, {pool.get(), isa}, attrs, {&a, &w, b})[0]
+                    : CallKernel(FusedMatMulKernel, {pool.get(), isa}, attrs, {&a, &w})[0];
+            EXPECT_TENSORS_NEAR(y, expected, 1e-5, 2e-4);
+            PreparedMatMul prepared("FusedMatMul", attrs, w, isa);
+            EXPECT_TENSORS_NEAR(prepared.Run({pool.get(), isa}, a, b), expected, 1e-5, 2e-4);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(FusedMatMul, BadBiasAndWeightsAreClearErrors) {
+  const Tensor a(DType::kFloat32, {2, 3}), w(DType::kFloat32, {3, 4});
+  const Tensor bias(DType::kFloat32, {3}), batched(DType::kFloat32, {2, 3, 4});
+  EXPECT_EQ(testing::KernelErrorOf(FusedMatMulKernel, {&a, &w, &bias}),
+            "FusedMatMul: bias of shape [3] must be [4] (B is [3, 4])");
+  EXPECT_NE(testing::KernelErrorOf(FusedMatMulKernel, {&a, &batched}).find("FusedMatMul"),
+            std::string::npos);
+  const Tensor tall(DType::kFloat32, {5, 4});
+  EXPECT_NE(testing::KernelErrorOf(FusedMatMulKernel, {&a, &tall}).find("inner dimensions"),
+            std::string::npos);
+  EXPECT_NE(testing::KernelErrorOf(FusedMatMulKernel, {&a, &bias}).find("rank"), std::string::npos);
 }
 
 }  // namespace

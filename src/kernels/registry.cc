@@ -57,6 +57,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Expand", kAll, kPortable, ExpandKernel},
     {"Flatten", kAll, kPortable, FlattenKernel},
     {"Floor", kFloats, kPortableAvx2, FloorKernel},
+    {"FusedMatMul", kF32, kAllIsas, FusedMatMulKernel, PrepareFusedMatMul},
     {"Gather", kAll, kPortable, GatherKernel},
     {"GatherElements", kAll, kPortable, GatherElementsKernel},
     {"Gelu", kFloats, kPortableAvx2, GeluKernel},
@@ -138,7 +139,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
 std::span<const KernelRegistration> KernelRegistry() { return kRegistry; }
 
 bool IsInternalOp(std::string_view op) {
-  return op.starts_with("Nchwc") || op.starts_with("Loom");
+  return op.starts_with("Nchwc") || op.starts_with("Loom") || op == "FusedMatMul";
 }
 
 const KernelRegistration* FindKernel(std::string_view op) {

@@ -41,8 +41,9 @@ struct KernelRegistration {
 
 // Whether `op` is one of Loom's internal ops (the blocked layout's
 // "Nchwc*", kernels/nchwc/nchwc.h; "Loom*" such as LoomAttention,
-// kernels/attention/attention.h): written by the graph optimizer only, so
-// the ONNX importer refuses them in a model file.
+// kernels/attention/attention.h; FusedMatMul, kernels/matmul.h): written
+// by the graph optimizer only, so the ONNX importer refuses them in a model
+// file.
 bool IsInternalOp(std::string_view op);
 
 // Every registration, sorted by op name.

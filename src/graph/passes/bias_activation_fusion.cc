@@ -1,13 +1,15 @@
 // FuseBiasAndActivation: Conv/Gemm → Add(constant bias) → activation becomes
 // one Conv/Gemm with a bias input and the fused-activation attributes, which
-// both kernels apply to each output tile while it is in cache (conv.cc's
-// ConvEpilogue, matmul.cc's ActivationEpilogue). MatMul ignores them, so it
-// is not fused.
+// the kernels apply to each output tile while it is in cache (conv.cc's
+// ConvEpilogue, matmul.cc's epilogues). A MatMul whose B is a constant 2-D
+// float32 matrix becomes a FusedMatMul (kernels/matmul.h) when anything
+// fuses into it; plain MatMul has no bias input or activation.
 //
 // A bias fuses when it is the same for every position of a channel: right-
-// aligned against the output, every axis but the channel axis (1) has size 1.
-// For Conv that is [1, M, 1, 1] or [M, 1, 1] — not [M], which broadcasts
-// along the last spatial axis. For Gemm ([rows, N]) it is [N] or [1, N].
+// aligned against the output, every axis but the channel axis has size 1.
+// The channel axis is 1 for Conv: [1, M, 1, 1] or [M, 1, 1] — not [M], which
+// broadcasts along the last spatial axis. For Gemm ([rows, N]) and MatMul
+// ([..., rows, N]) it is the last: [N], [1, N], [1, 1, N].
 //
 // Each fused node keeps its name and takes the last fused node's output
 // name. Matches never overlap: every intermediate has a single consumer, so
@@ -104,17 +106,26 @@ std::optional<Activation> ReadActivation(const Graph& graph, const Node& node) {
   return activation;
 }
 
-// The per-channel values of `bias` added to an output of rank `rank` whose
-// axis 1 has `channels` entries; nullopt when the bias varies along another
-// axis or would grow the output.
-std::optional<std::vector<float>> PerChannelBias(const Tensor& bias, int rank, int64_t channels) {
+// Where a product's bias varies: the output's rank, its channel axis and
+// the number of channels.
+struct OutputGeometry {
+  int rank;
+  int channel_axis;
+  int64_t channels;
+};
+
+// The per-channel values of `bias` added to an output of that geometry;
+// nullopt when the bias varies along another axis or would grow the output.
+std::optional<std::vector<float>> PerChannelBias(const Tensor& bias, const OutputGeometry& out) {
+  const int rank = out.rank;
+  const int64_t channels = out.channels;
   const Shape& shape = bias.shape();
   if (bias.dtype() != DType::kFloat32 || shape.rank() > rank) return std::nullopt;
   bool per_channel = false;
   for (int j = 0; j < shape.rank(); ++j) {
     const int axis = j + rank - shape.rank();
     const int64_t size = shape.dims()[static_cast<size_t>(j)];
-    if (axis == 1 && size == channels) {
+    if (axis == out.channel_axis && size == channels) {
       per_channel = true;
     } else if (size != 1) {
       return std::nullopt;
@@ -136,12 +147,14 @@ class Fuser {
     bool changed = false;
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       const Node& node = graph_.nodes[i];
-      if ((node.op_type != "Conv" && node.op_type != "Gemm") || node.outputs.size() != 1 ||
-          node.attributes.count("activation") > 0) {
+      const bool matmul = IsFusableMatMul(node);
+      if ((node.op_type != "Conv" && node.op_type != "Gemm" && !matmul) ||
+          node.outputs.size() != 1 || node.attributes.count("activation") > 0) {
         continue;
       }
       const bool bias = FuseBias(i);
       const bool activation = FuseActivation(i);
+      if (matmul && (bias || activation)) graph_.nodes[i].op_type = "FusedMatMul";
       changed = changed || bias || activation;
     }
     if (!changed) return false;
@@ -152,17 +165,33 @@ class Fuser {
   }
 
  private:
-  // Output rank and channel count of a Conv/Gemm, from its weights' shape.
-  std::optional<std::pair<int, int64_t>> OutputGeometry(const Node& node) const {
+  // MatMul(A, B) with B a constant float32 matrix: FusedMatMul's inputs.
+  bool IsFusableMatMul(const Node& node) const {
+    if (node.op_type != "MatMul" || node.inputs.size() != 2) return false;
+    const Tensor* b = FindConstant(graph_, node.inputs[1]);
+    return b != nullptr && b->dtype() == DType::kFloat32 && b->shape().rank() == 2;
+  }
+
+  // The output geometry of a Conv/Gemm/MatMul, from its weights' shape (and
+  // for MatMul, A's rank).
+  std::optional<OutputGeometry> GeometryOf(const Node& node) const {
     if (node.inputs.size() < 2) return std::nullopt;
     const std::optional<SymbolicShape> w = KnownShape(graph_, node.inputs[1]);
     if (node.op_type == "Conv") {
       if (!w || w->size() < 3 || !(*w)[0].is_known()) return std::nullopt;
-      return std::make_pair(static_cast<int>(w->size()), (*w)[0].size());
+      return OutputGeometry{static_cast<int>(w->size()), 1, (*w)[0].size()};
+    }
+    if (node.op_type == "MatMul") {
+      const std::optional<SymbolicShape> a = KnownShape(graph_, node.inputs[0]);
+      if (!a || a->size() < 2 || !w || w->size() != 2 || !(*w)[1].is_known()) {
+        return std::nullopt;
+      }
+      const int rank = static_cast<int>(a->size());
+      return OutputGeometry{rank, rank - 1, (*w)[1].size()};
     }
     const bool trans_b = AttributeOr<int64_t>(node, "transB", 0) != 0;
     if (!w || w->size() != 2 || !(*w)[trans_b ? 0 : 1].is_known()) return std::nullopt;
-    return std::make_pair(2, (*w)[trans_b ? 0 : 1].size());
+    return OutputGeometry{2, 1, (*w)[trans_b ? 0 : 1].size()};
   }
 
   bool FuseBias(size_t producer) {
@@ -175,15 +204,15 @@ class Fuser {
     if (add.op_type != "Add" || add.inputs.size() != 2 || add.outputs.size() != 1) return false;
     const std::string& other = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
     const Tensor* bias = FindConstant(graph_, other);
-    const auto geometry = OutputGeometry(node);
+    const std::optional<OutputGeometry> geometry = GeometryOf(node);
     if (bias == nullptr || !geometry) return false;
-    const auto values = PerChannelBias(*bias, geometry->first, geometry->second);
+    const auto values = PerChannelBias(*bias, *geometry);
     if (!values) return false;
 
     std::string bias_name = other;
-    if (bias->shape().rank() != 1 || bias->shape().dim(0) != geometry->second) {
+    if (bias->shape().rank() != 1 || bias->shape().dim(0) != geometry->channels) {
       bias_name = names_.Fresh(node.name + "_bias");
-      graph_.initializers[bias_name] = Tensor::from_vector(Shape({geometry->second}), *values);
+      graph_.initializers[bias_name] = Tensor::from_vector(Shape({geometry->channels}), *values);
       replaced_.push_back(other);
     }
     node.inputs.resize(3);

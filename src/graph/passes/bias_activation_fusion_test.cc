@@ -348,12 +348,97 @@ TEST(FuseBiasAndActivation, SecondConsumerBlocksFusion) {
   EXPECT_FALSE(FuseBiasAndActivation(graph));
 }
 
-TEST(FuseBiasAndActivation, MatMulIsNotFused) {
-  // MatMul's kernel ignores the activation attributes.
-  GraphBuilder b("matmul");
+// a [2, 3, 4] (tokens of a sequence) → MatMul with constant weights [4, 5].
+struct MatMulGraph {
+  GraphBuilder b{"matmul"};
+  std::string a = b.input("a", DType::kFloat32, {2, 3, 4});
+  std::string w = b.constant(RandomTensor(DType::kFloat32, Shape({4, 5}), 1), "w");
+  std::string matmul = b.op("MatMul", {a, w}, {}, "matmul");
+};
+
+TEST(FuseBiasAndActivation, MatMulBiasGeluBecomesFusedMatMul) {
+  MatMulGraph g;
+  const std::string bias = g.b.constant(RandomTensor(DType::kFloat32, Shape({5}), 2), "bias");
+  const std::string added = g.b.op("Add", {bias, g.matmul}, {}, "add");
+  g.b.output(g.b.op("Gelu", {added}, {}, "gelu"));
+  Graph graph = g.b.build();
+  const Graph before = graph;
+
+  EXPECT_TRUE(FuseBiasAndActivation(graph));
+  EXPECT_EQ(graph.to_string(),
+            "graph matmul\n"
+            "  input a: float32[2, 3, 4]\n"
+            "  const bias: float32[5]\n"
+            "  const w: float32[4, 5]\n"
+            "  gelu = FusedMatMul(a, w, bias) {activation=\"Gelu\", activation_params=[0]}"
+            "  # matmul\n"
+            "  output gelu: float32[?]\n");
+  EXPECT_EQ(ExpectSame(before, graph), "");
+}
+
+TEST(FuseBiasAndActivation, MatMulRowBiasAloneIsReshapedToN) {
+  MatMulGraph g;
+  const std::string bias = g.b.constant(RandomTensor(DType::kFloat32, Shape({1, 1, 5}), 2), "bias");
+  g.b.output(g.b.op("Add", {g.matmul, bias}, {}, "add"));
+  Graph graph = g.b.build();
+  const Graph before = graph;
+
+  EXPECT_TRUE(FuseBiasAndActivation(graph));
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].op_type, "FusedMatMul");
+  EXPECT_EQ(graph.nodes[0].inputs[2], "matmul_bias");
+  EXPECT_EQ(graph.initializers.at("matmul_bias").shape(), Shape({5}));
+  EXPECT_EQ(graph.nodes[0].attributes.count("activation"), 0u);
+  EXPECT_EQ(ExpectSame(before, graph), "");
+}
+
+TEST(FuseBiasAndActivation, MatMulReluWithoutBias) {
+  MatMulGraph g;
+  g.b.output(g.b.op("Relu", {g.matmul}, {}, "relu"));
+  Graph graph = g.b.build();
+  const Graph before = graph;
+
+  EXPECT_TRUE(FuseBiasAndActivation(graph));
+  ASSERT_EQ(graph.nodes.size(), 1u);
+  EXPECT_EQ(graph.nodes[0].op_type, "FusedMatMul");
+  EXPECT_EQ(graph.nodes[0].inputs.size(), 2u);
+  EXPECT_EQ(ExpectSame(before, graph), "");
+}
+
+TEST(FuseBiasAndActivation, MatMulBiasAlongAnotherAxisIsKept) {
+  MatMulGraph g;
+  // One value per token, not per column.
+  const std::string bias = g.b.constant(RandomTensor(DType::kFloat32, Shape({3, 1}), 2), "bias");
+  g.b.output(g.b.op("Add", {g.matmul, bias}, {}, "add"));
+  Graph graph = g.b.build();
+  EXPECT_FALSE(FuseBiasAndActivation(graph));
+}
+
+TEST(FuseBiasAndActivation, MatMulWithVariableOrBatchedWeightsIsKept) {
+  // B a graph input: no FusedMatMul (its B must be a constant matrix).
+  GraphBuilder b("matmul_variable");
   const std::string a = b.input("a", DType::kFloat32, {3, 4});
-  const std::string w = b.constant(RandomTensor(DType::kFloat32, Shape({4, 5}), 1), "w");
+  const std::string w = b.input("w", DType::kFloat32, {4, 5});
   b.output(b.op("Relu", {b.op("MatMul", {a, w}, {}, "matmul")}, {}, "relu"));
+  Graph graph = b.build();
+  EXPECT_FALSE(FuseBiasAndActivation(graph));
+
+  GraphBuilder batched("matmul_batched");
+  const std::string x = batched.input("x", DType::kFloat32, {2, 3, 4});
+  const std::string v = batched.constant(RandomTensor(DType::kFloat32, Shape({2, 4, 5}), 1), "v");
+  batched.output(batched.op("Relu", {batched.op("MatMul", {x, v}, {}, "matmul")}, {}, "relu"));
+  Graph batched_graph = batched.build();
+  EXPECT_FALSE(FuseBiasAndActivation(batched_graph));
+}
+
+TEST(FuseBiasAndActivation, MatMulBiasNeedsTheInputRank) {
+  // A's rank unknown (no type inference ran for the Identity's output): a
+  // [1, 1, 5] bias could grow the output, so no fusion.
+  GraphBuilder b("matmul_unknown");
+  const std::string a = b.op("Identity", {b.input("x", DType::kFloat32, {3, 4})}, {}, "id");
+  const std::string w = b.constant(RandomTensor(DType::kFloat32, Shape({4, 5}), 1), "w");
+  const std::string bias = b.constant(RandomTensor(DType::kFloat32, Shape({1, 1, 5}), 2), "bias");
+  b.output(b.op("Add", {b.op("MatMul", {a, w}, {}, "matmul"), bias}, {}, "add"));
   Graph graph = b.build();
   EXPECT_FALSE(FuseBiasAndActivation(graph));
 }

@@ -64,10 +64,12 @@ bool FoldBatchNormalization(Graph& graph);
 // Tanh, HardSigmoid, HardSwish, Silu (Mul(x, Sigmoid(x)) too), Gelu) → one
 // Conv/Gemm node with a bias input and the "activation"/"activation_params"
 // attributes (kernels/fused_activation.h). Per-channel means varying along
-// axis 1 only: Conv [1, M, 1, 1] or [M, 1, 1] (not [M], which broadcasts
-// along the last axis); Gemm [N] or [1, N]. Only when each intermediate has
-// one consumer and is not a graph output. MatMul is not fused: its kernel
-// ignores the activation attributes.
+// the channel axis only: Conv [1, M, 1, 1] or [M, 1, 1] (not [M], which
+// broadcasts along the last axis); Gemm [N] or [1, N]. A MatMul whose B is
+// a constant float32 matrix fuses the same way (bias varying along the
+// last axis: [N], [1, N], [1, 1, N]; A's rank must be known) into the
+// internal FusedMatMul (kernels/matmul.h). Only when each intermediate has
+// one consumer and is not a graph output.
 bool FuseBiasAndActivation(Graph& graph);
 
 // Pow(x, c) with a constant one-element exponent c of 2, 0.5 or 1 (rank 0,
