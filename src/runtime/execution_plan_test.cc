@@ -24,7 +24,7 @@ TEST(ExecutionPlan, RecordsProducersSuccessorsAndReads) {
   const PlanNode& first = NodeNamed(plan, "a_matmul_0");
   EXPECT_EQ(first.num_producers, 0);  // reads the graph input and a constant
   ASSERT_EQ(first.successors.size(), 1u);
-  EXPECT_EQ(plan.nodes()[first.successors[0]].name, "a_relu_0");
+  EXPECT_EQ(plan.nodes()[first.successors[0]].name, "a_abs_0");
   const int x = plan.FindSlot("x");
   EXPECT_EQ(plan.num_reads(x), 2);  // both branches
   EXPECT_EQ(plan.producer(x), -1);

@@ -20,8 +20,8 @@ inline SessionOptions PrivatePools(int intra, int inter) {
 }
 
 // x [rows, width] → two independent branches, each `depth` × (MatMul with a
-// [width, width] weight → Relu), joined by Add → output "y". Node names are
-// "a_matmul_<i>", "a_relu_<i>", "b_matmul_<i>", "b_relu_<i>", "join".
+// [width, width] weight → Abs), joined by Add → output "y". Node names are
+// "a_matmul_<i>", "a_abs_<i>", "b_matmul_<i>", "b_abs_<i>", "join".
 Graph TwoBranchGraph(int64_t rows, int64_t width, int depth);
 
 // x [elements] → `length` unary nodes in a chain (Abs, Neg, Neg, Relu,
