@@ -93,6 +93,12 @@ constexpr int64_t kRowPanelsPerUnit = 8;
 constexpr int64_t kColPanelsPerUnit = 4;
 // Cost-model guess for ParallelFor: ~40 flop per ns on one core.
 constexpr double kFlopsPerNs = 40;
+// Bytes of B one core streams per ns on the few-row path: 1 x 1024 x 1024
+// ran at 10.6 GFLOP/s on the AVX-512 Xeon, 21 GB/s of B from L3. Costing
+// that path by flops alone put a 190 µs GEMV at 40 µs, below the size at
+// which ParallelFor wakes a helper away from the caller's CPU
+// (kWakeAwayMinCostNs), and the MLP's intra-2 runs gained nothing.
+constexpr double kStreamBytesPerNs = 20;
 
 const MicroKernelEntry& KernelFor(Isa isa) {
   // Running another ISA's code would be SIGILL, not an error message.
@@ -361,8 +367,12 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   }
 
   if (skinny) {
-    const double unit_flops = 2.0 * g.m * g.k * kSkinnyColsPerUnit;
-    threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_flops / kFlopsPerNs,
+    // Few rows stream B once: the unit's time is the larger of its FMAs and
+    // its share of B's bytes.
+    const double unit_ns =
+        std::max(2.0 * g.m * g.k * kSkinnyColsPerUnit / kFlopsPerNs,
+                 4.0 * g.k * kSkinnyColsPerUnit / kStreamBytesPerNs);
+    threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_ns,
                            [&](int64_t begin, int64_t end) {
                              // Unit by unit: the same column ranges whatever
                              // the thread count, so the same rounding.
@@ -408,14 +418,16 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
       const int64_t col_panels = CeilDiv(nc, nr);
       const float* b_block = b_panels;
       // B panel q (packed at b_panel) times row panels [r0, r1) of A's block.
-      auto multiply_panel = [&](int64_t q, const float* b_panel, int64_t r0, int64_t r1) {
+      // With `epilogue`, each tile's epilogue runs right after the tile.
+      auto multiply_panel = [&](int64_t q, const float* b_panel, int64_t r0, int64_t r1,
+                                bool epilogue) {
         const int64_t col = jc + q * nr;
         const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
         for (int64_t r = r0; r < r1; ++r) {
           const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
           kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col, g.ldc, g.alpha,
                      rows, cols, !(overwrite_first_block && pc == 0));
-          if (last_block) RunEpilogue(g, r * mr, rows, col, cols);
+          if (epilogue && last_block) RunEpilogue(g, r * mr, rows, col, cols);
         }
       };
       // With A already packed (constant weights) and columns enough for
@@ -435,7 +447,7 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                                    for (int64_t q = q0; q < q1; ++q) {
                                      float* b_panel = b_panels + q * nr * kc;
                                      PackBPanel(g, q, pc, kc, jc, nc, nr, b_panel);
-                                     multiply_panel(q, b_panel, 0, row_panels);
+                                     multiply_panel(q, b_panel, 0, row_panels, true);
                                    }
                                  }
                                });
@@ -465,7 +477,16 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                                  // One B panel stays in L1 while it meets every A panel of the
                                  // unit.
                                  for (int64_t q = q0; q < q1; ++q)
-                                   multiply_panel(q, b_block + q * nr * kc, r0, r1);
+                                   multiply_panel(q, b_block + q * nr * kc, r0, r1, false);
+                                 // One epilogue call per row of the unit (up to
+                                 // cols_per_unit panels wide), its C still in L1/L2:
+                                 // per tile row, the calls' fixed cost added 20 µs
+                                 // of Relu to a 64 x 128 x 512 product (100 µs).
+                                 if (last_block) {
+                                   const int64_t col = jc + q0 * nr;
+                                   RunEpilogue(g, r0 * mr, std::min(g.m, r1 * mr) - r0 * mr, col,
+                                               std::min(g.n, jc + q1 * nr) - col);
+                                 }
                                }
                              });
     }

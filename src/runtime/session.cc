@@ -110,6 +110,8 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& feeds,
   std::vector<int> fetch_slots = fetches.empty()
                                      ? impl_->default_fetches
                                      : runtime::ResolveFetches(impl_->graph, *impl_->plan, fetches);
+  // The intra-op workers stay awake between this run's fork-joins.
+  const threading::ThreadPool::SpinScope spin(impl_->resources.intra_op_pool);
   return runtime::ExecuteStep(impl_->plan, impl_->resources, std::move(fed), fetch_slots, options,
                               stats);
 }

@@ -213,6 +213,15 @@ void ThreadPool::RunTask(Task& task) {
   }
 }
 
+ThreadPool::SpinScope::SpinScope(ThreadPool* pool) : pool_(pool) {
+  // Relaxed: the count only steers how long idle workers poll.
+  if (pool_ != nullptr) pool_->spin_scopes_.fetch_add(1, std::memory_order_relaxed);
+}
+
+ThreadPool::SpinScope::~SpinScope() {
+  if (pool_ != nullptr) pool_->spin_scopes_.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void ThreadPool::WorkerMain(int index) {
   tls_pool = this;
   tls_worker_index = index;
@@ -232,7 +241,11 @@ void ThreadPool::WorkerMain(int index) {
           platform::CpuRelax();
         }
         if (queued_.load(std::memory_order_relaxed) > 0) found = TryRunOne(index);
-        if (std::chrono::steady_clock::now() >= deadline) break;
+        // Relaxed: a scope that ends a poll late only delays the block.
+        if (std::chrono::steady_clock::now() >= deadline &&
+            spin_scopes_.load(std::memory_order_relaxed) == 0) {
+          break;
+        }
         // When threads outnumber CPUs, a spinning worker may hold the CPU a
         // working thread is waiting for; yielding (~0.3 µs when nobody
         // waits) hands it over. Without it, bench/threading/inter_op_bench

@@ -80,6 +80,24 @@ class ThreadPool {
   int ScheduleHelpers(int count, const Task& task,
                       WakePlacement placement = WakePlacement::kAnyCpu);
 
+  // While at least one SpinScope on this pool lives, an idle worker keeps
+  // spinning past spin_wait_us (still yielding its CPU between polls) instead
+  // of blocking, so the fork-joins of one session run find the workers
+  // awake: a blocked worker costs the next ParallelFor a futex wake and a
+  // wake-up on whichever CPU the kernel picks. Session::run holds one on the
+  // intra-op pool for the length of the run. With spin_wait_us = 0 workers
+  // still block at once. Thread-safe; scopes may nest and overlap.
+  class SpinScope {
+   public:
+    explicit SpinScope(ThreadPool* pool);  // null: no effect
+    ~SpinScope();
+    SpinScope(const SpinScope&) = delete;
+    SpinScope& operator=(const SpinScope&) = delete;
+
+   private:
+    ThreadPool* pool_;
+  };
+
   int num_threads() const { return static_cast<int>(workers_.size()); }
   int spin_wait_us() const { return options_.spin_wait_us; }
   const std::string& name() const { return options_.name; }
@@ -111,6 +129,8 @@ class ThreadPool {
   // whether scanning the queues is worth it.
   std::atomic<int64_t> queued_{0};
   std::atomic<bool> stopping_{false};
+  // Live SpinScopes.
+  std::atomic<int> spin_scopes_{0};
   std::atomic<uint32_t> next_worker_{0};
   std::atomic<uint64_t> failed_tasks_{0};
 };
