@@ -170,6 +170,38 @@ TEST(ThreadPool, IdlePoolStopsSpinningAfterSpinTime) {
   EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
 }
 
+TEST(ThreadPool, SpinScopeKeepsIdleWorkersSpinningUntilItEnds) {
+  ThreadPool pool(Options("scope", 1, 50));
+  std::atomic<int> ran{0};
+  {
+    const ThreadPool::SpinScope scope(&pool);
+    pool.Schedule([&] { ran.fetch_add(1); });
+    WaitFor(ran, 1);
+    const double before = platform::ProcessCpuSeconds();
+    std::this_thread::sleep_for(200ms);  // 4000x the spin time
+    // A spinning worker polls (yielding between rounds) the whole time.
+    EXPECT_GT(platform::ProcessCpuSeconds() - before, 0.1)
+        << "CPU seconds of a worker spinning under a SpinScope for 0.2 s";
+  }
+  std::this_thread::sleep_for(20ms);  // the scope is gone: back to 50 µs
+  const double before = platform::ProcessCpuSeconds();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
+}
+
+TEST(ThreadPool, SpinScopeDoesNotMakeZeroSpinPoolsSpin) {
+  ThreadPool pool(Options("scope0", 2, 0));
+  const ThreadPool::SpinScope scope(&pool);
+  const ThreadPool::SpinScope no_pool(nullptr);
+  std::atomic<int> ran{0};
+  pool.Schedule([&] { ran.fetch_add(1); });
+  WaitFor(ran, 1);
+  std::this_thread::sleep_for(20ms);
+  const double before = platform::ProcessCpuSeconds();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
+}
+
 TEST(ThreadPool, PinnedWorkersRunOnlyOnTheirCpu) {
   cpu_set_t allowed;
   ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
