@@ -42,8 +42,12 @@ struct MicroKernelEntry {
   // Up to this many rows of C (B not transposed) the skinny kernel beats
   // packing, which costs a full extra pass over B that few rows of A do not
   // amortize. Measured on Zen 4 (k = n = 512..4096, one thread): AVX-512
-  // skinny 83-85 GFLOP/s vs packed 62-63 at m = 64 (k = n = 1024); AVX2
-  // skinny falls behind packed above 16 rows (36 vs 79 at m = 128).
+  // skinny 83-85 GFLOP/s vs packed (6x16, the kernel Zen 4 uses) 62-63 at
+  // m = 64 (k = n = 1024); AVX2 skinny falls behind packed above 16 rows
+  // (36 vs 79 at m = 128). On the Intel AVX-512 Xeon the 12x32 kernel wins
+  // from 32 rows even with B packed per call (k = n = 1024, skinny vs
+  // packed: m = 16 36-40 vs 40-42, m = 32 39 vs 65, m = 64 36-37 vs 73-75;
+  // 64 x 128 x 128: 39 vs 73), hence 16 for that row.
   int64_t skinny_max_rows;
   // The same when B comes prepacked (constant weights): no packing pass to
   // save, so the packed kernel wins from a few rows on. Measured on an
@@ -61,7 +65,7 @@ struct MicroKernelEntry {
 constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
     {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16, 4},
     {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16, 4},
-    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 64, 4},
+    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 16, 4},
     {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64, 4},
 }};
 
