@@ -55,6 +55,8 @@ struct MicroKernelEntry {
   // m = 4 26-29 vs 20-22, m = 8 28-30 vs 42-43, m = 64 27-28 vs 57-72
   // (bench/results/transformers-2026-12-01.md).
   int64_t skinny_max_rows_packed_b;
+  // One row of A (m = 1) streams whole rows of B through this, when set.
+  GemvRowsKernel gemv_rows;
 };
 
 // The GEMM kernel registry: one row per ISA level, two for AVX-512. On
@@ -63,10 +65,14 @@ struct MicroKernelEntry {
 // vs 61, conv1 7x7 53 vs 46 (bench/results/kernels-2026-11-29.md), while
 // the AVX-512 few-row kernel stays far ahead (m = 8: 86 vs 38).
 constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
-    {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16, 4},
-    {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16, 4},
-    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 16, 4},
-    {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64, 4},
+    {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16, 4,
+     nullptr},
+    {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16, 4,
+     nullptr},
+    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 16, 4,
+     f32_gemv_rows__avx512f},
+    {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64, 4,
+     f32_gemv_rows__avx512f},
 }};
 
 // Test override of the AVX-512 packing choice (Avx512Packing). Relaxed: it
@@ -255,6 +261,43 @@ void CheckPacked(const PackedGemmMatrix* packed, bool want_a, int64_t rows, int6
   }
 }
 
+// One row of A: rows of B in fixed units of kGemvRowsPerUnit, each summed
+// into its own partial row, then the partials added in unit order, column
+// chunk by chunk: the same sums in the same order whatever the thread
+// count. C already holds beta * C + bias.
+constexpr int64_t kGemvRowsPerUnit = 256;
+constexpr int64_t kGemvColsPerChunk = 256;
+
+void RunGemv(const GemmArgs& g, GemvRowsKernel gemv_rows, threading::ThreadPool* pool) {
+  const int64_t units = CeilDiv(g.k, kGemvRowsPerUnit);
+  PackingScratch scratch;
+  float* partials = scratch.Get(0, static_cast<size_t>(units * g.n));
+  threading::ParallelFor(pool, units, 4.0 * kGemvRowsPerUnit * g.n / kStreamBytesPerNs,
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t u = begin; u < end; ++u) {
+                             const int64_t p0 = u * kGemvRowsPerUnit;
+                             const int64_t p1 = std::min(g.k, p0 + kGemvRowsPerUnit);
+                             gemv_rows(g.a, g.b, g.ldb, p0, p1, g.n, partials + u * g.n);
+                           }
+                         });
+  threading::ParallelFor(pool, CeilDiv(g.n, kGemvColsPerChunk),
+                         static_cast<double>(units * kGemvColsPerChunk),
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t chunk = begin; chunk < end; ++chunk) {
+                             const int64_t j0 = chunk * kGemvColsPerChunk;
+                             const int64_t j1 = std::min(g.n, j0 + kGemvColsPerChunk);
+                             float sum[kGemvColsPerChunk];
+                             std::copy(partials + j0, partials + j1, sum);
+                             for (int64_t u = 1; u < units; ++u) {
+                               const float* partial = partials + u * g.n;
+                               for (int64_t j = j0; j < j1; ++j) sum[j - j0] += partial[j];
+                             }
+                             for (int64_t j = j0; j < j1; ++j) g.c[j] += g.alpha * sum[j - j0];
+                             RunEpilogue(g, 0, 1, j0, j1 - j0);
+                           }
+                         });
+}
+
 }  // namespace
 
 PackedGemmMatrix::PackedGemmMatrix(Isa isa, int panel, bool is_a, int64_t rows, int64_t cols,
@@ -370,12 +413,15 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
     return;
   }
 
+  if (skinny && g.m == 1 && kernel.gemv_rows != nullptr && !g.transpose_a) {
+    RunGemv(g, kernel.gemv_rows, pool);
+    return;
+  }
   if (skinny) {
     // Few rows stream B once: the unit's time is the larger of its FMAs and
     // its share of B's bytes.
-    const double unit_ns =
-        std::max(2.0 * g.m * g.k * kSkinnyColsPerUnit / kFlopsPerNs,
-                 4.0 * g.k * kSkinnyColsPerUnit / kStreamBytesPerNs);
+    const double unit_ns = std::max(2.0 * g.m * g.k * kSkinnyColsPerUnit / kFlopsPerNs,
+                                    4.0 * g.k * kSkinnyColsPerUnit / kStreamBytesPerNs);
     threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_ns,
                            [&](int64_t begin, int64_t end) {
                              // Unit by unit: the same column ranges whatever

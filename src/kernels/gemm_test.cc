@@ -137,6 +137,10 @@ TEST(Gemm, SkinnyShapesMatchReference) {
       ExpectMatchesReference({m, 600, 300, false, false, 1, 0, true}, isa, pool.get());
       ExpectMatchesReference({m, 77, 129, true, false, 0.5f, 1, false}, isa, pool.get());
     }
+    // One row: the row-streaming GEMV (AVX-512) sums units of 256 rows of B
+    // (here 4, the last partial) and n = 1030 ends in a masked tail.
+    ExpectMatchesReference({1, 1030, 1000, false, false, 0.5f, 1, true}, isa, pool.get());
+    ExpectMatchesReference({1, 5, 3, false, false, 1, 0, true}, isa, pool.get());
   }
 }
 
@@ -155,10 +159,12 @@ TEST(Gemm, BothAvx512PackedKernelsMatchReference) {
 }
 
 TEST(Gemm, BitExactAcrossThreadCounts) {
-  // Threads only split C into tiles (or column units on the skinny path);
-  // each element is accumulated in the same order whatever the thread count.
+  // Threads only split C into tiles (or column units on the skinny path, or
+  // fixed row units of B on the GEMV path, summed in unit order); each
+  // element is accumulated in the same order whatever the thread count.
   const std::vector<Problem> problems = {{67, 91, 530, false, false, 1, 0, true},
-                                         {9, 700, 300, false, false, 1, 0, true}};
+                                         {9, 700, 300, false, false, 1, 0, true},
+                                         {1, 1030, 1000, false, false, 1, 1, true}};
   for (const Problem& p : problems) {
     for (Isa isa : SupportedIsas()) {
       std::vector<float> first;

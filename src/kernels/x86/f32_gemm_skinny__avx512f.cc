@@ -82,6 +82,41 @@ void RowGroup(const GemmArgs& g, int64_t i0, int64_t j0, int64_t j1) {
 
 }  // namespace
 
+void f32_gemv_rows__avx512f(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
+                            int64_t n, float* acc) {
+  // Four rows of B per sweep over acc (n floats, in L1): one load and one
+  // store of acc per four FMAs, and each B row read front to back.
+  std::fill(acc, acc + n, 0.0f);
+  int64_t p = p0;
+  for (; p + 4 <= p1; p += 4) {
+    const __m512 a0 = _mm512_set1_ps(a[p]), a1 = _mm512_set1_ps(a[p + 1]);
+    const __m512 a2 = _mm512_set1_ps(a[p + 2]), a3 = _mm512_set1_ps(a[p + 3]);
+    const float* b0 = b + p * ldb;
+    const float* b1 = b0 + ldb;
+    const float* b2 = b1 + ldb;
+    const float* b3 = b2 + ldb;
+    for (int64_t j = 0; j < n; j += 16) {
+      const __mmask16 mask = MaskFor(n - j);
+      __m512 sum = _mm512_maskz_loadu_ps(mask, acc + j);
+      sum = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mask, b0 + j), sum);
+      sum = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(mask, b1 + j), sum);
+      sum = _mm512_fmadd_ps(a2, _mm512_maskz_loadu_ps(mask, b2 + j), sum);
+      sum = _mm512_fmadd_ps(a3, _mm512_maskz_loadu_ps(mask, b3 + j), sum);
+      _mm512_mask_storeu_ps(acc + j, mask, sum);
+    }
+  }
+  for (; p < p1; ++p) {
+    const __m512 ap = _mm512_set1_ps(a[p]);
+    const float* bp = b + p * ldb;
+    for (int64_t j = 0; j < n; j += 16) {
+      const __mmask16 mask = MaskFor(n - j);
+      const __m512 sum = _mm512_fmadd_ps(ap, _mm512_maskz_loadu_ps(mask, bp + j),
+                                         _mm512_maskz_loadu_ps(mask, acc + j));
+      _mm512_mask_storeu_ps(acc + j, mask, sum);
+    }
+  }
+}
+
 void f32_gemm_skinny__avx512f(const GemmArgs& g, int64_t j0, int64_t j1) {
   int64_t i = 0;
   for (; i + 8 <= g.m; i += 8) RowGroup<8, 3>(g, i, j0, j1);
