@@ -40,20 +40,6 @@
 namespace loom::graph {
 namespace {
 
-// What is known of `value`'s type: an initializer's, a graph input's
-// declared one, or one type inference found.
-std::optional<TensorType> KnownType(const Graph& graph, const std::string& value) {
-  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
-    const std::vector<int64_t>& dims = it->second.shape().dims();
-    return TensorType{it->second.dtype(), SymbolicShape(dims.begin(), dims.end())};
-  }
-  for (const ValueInfo& input : graph.inputs) {
-    if (input.name == value) return input.type;
-  }
-  if (auto it = graph.value_types.find(value); it != graph.value_types.end()) return it->second;
-  return std::nullopt;
-}
-
 // `value`'s shape when its dtype is `dtype` and its rank is known.
 std::optional<SymbolicShape> ShapeOf(const Graph& graph, const std::string& value, DType dtype) {
   const std::optional<TensorType> type = KnownType(graph, value);

@@ -39,20 +39,11 @@ T AttributeOr(const Node& node, const std::string& name, T fallback) {
   return std::get<T>(it->second);
 }
 
-// What is known of `value`'s shape: an initializer's, a graph input's
-// declared shape, or one shape inference found.
+// What is known of `value`'s shape (KnownType's).
 std::optional<SymbolicShape> KnownShape(const Graph& graph, const std::string& value) {
-  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
-    const std::vector<int64_t>& dims = it->second.shape().dims();
-    return SymbolicShape(dims.begin(), dims.end());
-  }
-  for (const ValueInfo& input : graph.inputs) {
-    if (input.name == value) return input.type.shape;
-  }
-  if (auto it = graph.value_types.find(value); it != graph.value_types.end()) {
-    return it->second.shape;
-  }
-  return std::nullopt;
+  const std::optional<TensorType> type = KnownType(graph, value);
+  if (!type) return std::nullopt;
+  return type->shape;
 }
 
 // A Clip bound: the constant one-element input `index`, else the float

@@ -36,20 +36,6 @@ constexpr double kInverseSqrt2 = 0.70710678118654752440;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kKappa = 0.044715;  // the tanh approximation's cubic term
 
-// What is known of `value`'s type: an initializer's, a graph input's, or the
-// one a prior InferTypes found.
-std::optional<TensorType> KnownType(const Graph& graph, const std::string& value) {
-  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
-    const std::vector<int64_t>& dims = it->second.shape().dims();
-    return TensorType{it->second.dtype(), SymbolicShape(dims.begin(), dims.end())};
-  }
-  for (const ValueInfo& input : graph.inputs) {
-    if (input.name == value) return input.type;
-  }
-  if (auto it = graph.value_types.find(value); it != graph.value_types.end()) return it->second;
-  return std::nullopt;
-}
-
 // The factors of a product and the Mul nodes that form it.
 struct Product {
   std::vector<std::string> factors;

@@ -87,6 +87,18 @@ const Tensor* FindConstant(const Graph& graph, const std::string& value) {
   return &it->second;
 }
 
+std::optional<TensorType> KnownType(const Graph& graph, const std::string& value) {
+  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
+    const std::vector<int64_t>& dims = it->second.shape().dims();
+    return TensorType{it->second.dtype(), SymbolicShape(dims.begin(), dims.end())};
+  }
+  for (const ValueInfo& input : graph.inputs) {
+    if (input.name == value) return input.type;
+  }
+  if (auto it = graph.value_types.find(value); it != graph.value_types.end()) return it->second;
+  return std::nullopt;
+}
+
 std::string NodeLabel(const Node& node) {
   return "node '" + node.name + "' (" + node.op_type + ")";
 }

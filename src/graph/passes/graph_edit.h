@@ -46,6 +46,10 @@ class GraphIndex {
 // caller may override, so it is not constant.
 const Tensor* FindConstant(const Graph& graph, const std::string& value);
 
+// What is known of `value`'s type: an initializer's, a graph input's
+// declared one, or the one a prior InferTypes found; nullopt otherwise.
+std::optional<TensorType> KnownType(const Graph& graph, const std::string& value);
+
 // "node 'conv_1' (Conv)", the prefix of every error about a node.
 std::string NodeLabel(const Node& node);
 

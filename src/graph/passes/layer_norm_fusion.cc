@@ -32,20 +32,6 @@
 namespace loom::graph {
 namespace {
 
-// What is known of `value`'s type: an initializer's, a graph input's, or the
-// one a prior InferTypes found.
-std::optional<TensorType> KnownType(const Graph& graph, const std::string& value) {
-  if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
-    const std::vector<int64_t>& dims = it->second.shape().dims();
-    return TensorType{it->second.dtype(), SymbolicShape(dims.begin(), dims.end())};
-  }
-  for (const ValueInfo& input : graph.inputs) {
-    if (input.name == value) return input.type;
-  }
-  if (auto it = graph.value_types.find(value); it != graph.value_types.end()) return it->second;
-  return std::nullopt;
-}
-
 template <typename T>
 T AttributeOr(const Node& node, const std::string& name, T fallback) {
   auto it = node.attributes.find(name);
