@@ -66,6 +66,32 @@ TEST(MatMulRule, BatchMismatchAndScalarsThrow) {
             "graph 'g': node 'mm' (MatMul): input 'a' float32[] must have rank >= 1");
 }
 
+TEST(FusedMatMulRule, MatMulShapeWithABiasPerColumn) {
+  for (bool with_bias : {true, false}) {
+    GraphBuilder b;
+    std::vector<std::string> inputs = {b.input("a", kF32, {"S", 64, 128}),
+                                       b.input("w", kF32, {128, 32})};
+    if (with_bias) inputs.push_back(b.input("bias", kF32, {32}));
+    EXPECT_EQ(OutputType(b, b.op("FusedMatMul", inputs)), "float32[S, 64, 32]");
+  }
+
+  GraphBuilder wrong_bias("g");
+  EXPECT_EQ(BuildErrorOf(wrong_bias, wrong_bias.op("FusedMatMul",
+                                                   {wrong_bias.input("a", kF32, {4, 128}),
+                                                    wrong_bias.input("w", kF32, {128, 32}),
+                                                    wrong_bias.input("bias", kF32, {31})},
+                                                   {}, "fmm")),
+            "graph 'g': node 'fmm' (FusedMatMul): bias 'bias' float32[31] must have one value "
+            "per column of 'w' float32[128, 32]");
+  GraphBuilder batched_b("g");
+  EXPECT_NE(BuildErrorOf(batched_b, batched_b.op("FusedMatMul",
+                                                 {batched_b.input("a", kF32, {4, 128}),
+                                                  batched_b.input("w", kF32, {2, 128, 32})},
+                                                 {}, "fmm"))
+                .find("rank"),
+            std::string::npos);
+}
+
 std::string GemmType(const SymbolicShape& a, const SymbolicShape& b, Attributes attrs,
                      const SymbolicShape* c = nullptr) {
   GraphBuilder builder("g");
