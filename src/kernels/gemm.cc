@@ -51,7 +51,8 @@ struct MicroKernelEntry {
   int64_t skinny_max_rows;
   // The same when B comes prepacked (constant weights): no packing pass to
   // save, so the packed kernel wins from a few rows on. Measured on an
-  // AVX-512 Xeon (k = n = 1024, one thread, GFLOP/s skinny vs packed):
+  // AVX-512 Xeon (k = n = 1024, one thread, GFLOP/s skinny vs packed, host
+  // busy with builds, so two runs each):
   // m = 4 26-29 vs 20-22, m = 8 28-30 vs 42-43, m = 64 27-28 vs 57-72
   // (bench/results/transformers-2026-12-01.md).
   int64_t skinny_max_rows_packed_b;
@@ -104,10 +105,8 @@ constexpr int64_t kColPanelsPerUnit = 4;
 // Cost-model guess for ParallelFor: ~40 flop per ns on one core.
 constexpr double kFlopsPerNs = 40;
 // Bytes of B one core streams per ns on the few-row path: 1 x 1024 x 1024
-// ran at 10.6 GFLOP/s on the AVX-512 Xeon, 21 GB/s of B from L3. Costing
-// that path by flops alone put a 190 µs GEMV at 40 µs, below the size at
-// which ParallelFor wakes a helper away from the caller's CPU
-// (kWakeAwayMinCostNs), and the MLP's intra-2 runs gained nothing.
+// ran at 10.6 GFLOP/s on the AVX-512 Xeon, 21 GB/s of B from L3. Costed by
+// flops alone, the MLP's 190 µs GEMV was estimated at 40 µs.
 constexpr double kStreamBytesPerNs = 20;
 
 const MicroKernelEntry& KernelFor(Isa isa) {
@@ -181,9 +180,8 @@ std::pair<int64_t, int64_t> UnitShape(int64_t row_panels, int64_t col_panels, in
 }
 
 // Row panel r of op(A)[:, pc:pc+kc]: packed[p * mr + i] = A[r*mr + i][pc + p].
-// Row by row over contiguous source (the untransposed case, activations):
-// the per-element index arithmetic of ElementA cost ~1 ns an element, a
-// third of a 64 x 128 x 128 product's time.
+// Each source row (or, transposed, each source column) is read as one
+// contiguous run instead of computing an index per element.
 void PackAPanel(const GemmArgs& g, int64_t r, int64_t pc, int64_t kc, int mr, float* packed) {
   const int64_t row0 = r * mr;
   const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - row0));
@@ -530,8 +528,8 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
                                    multiply_panel(q, b_block + q * nr * kc, r0, r1, false);
                                  // One epilogue call per row of the unit (up to
                                  // cols_per_unit panels wide), its C still in L1/L2:
-                                 // per tile row, the calls' fixed cost added 20 µs
-                                 // of Relu to a 64 x 128 x 512 product (100 µs).
+                                 // with a call per tile row, MatMul + bias + Relu
+                                 // on 64 x 128 x 512 took 120 µs, now 100.
                                  if (last_block) {
                                    const int64_t col = jc + q0 * nr;
                                    RunEpilogue(g, r0 * mr, std::min(g.m, r1 * mr) - r0 * mr, col,
