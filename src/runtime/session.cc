@@ -12,7 +12,9 @@
 #include "runtime/feed_check.h"
 #include "runtime/graph_executor.h"
 #include "runtime/process_isa.h"
+#include "threading/parallel_for.h"
 #include "threading/runtime.h"
+#include "threading/thread_pool.h"
 
 namespace loom {
 namespace {
@@ -110,8 +112,13 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& feeds,
   std::vector<int> fetch_slots = fetches.empty()
                                      ? impl_->default_fetches
                                      : runtime::ResolveFetches(impl_->graph, *impl_->plan, fetches);
-  // The intra-op workers stay awake between this run's fork-joins.
-  const threading::ThreadPool::SpinScope spin(impl_->resources.intra_op_pool);
+  // The intra-op workers stay awake between this run's fork-joins, unless
+  // this thread may not use them (a ScopedParallelismLimit of 1, as in a
+  // loom.data map function): then spinning would only take CPU from the
+  // threads doing the work.
+  threading::ThreadPool* intra = impl_->resources.intra_op_pool;
+  const threading::ThreadPool::SpinScope spin(threading::MaxParallelism(intra) > 1 ? intra
+                                                                                   : nullptr);
   return runtime::ExecuteStep(impl_->plan, impl_->resources, std::move(fed), fetch_slots, options,
                               stats);
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "kernels/testing/kernel_test_util.h"
@@ -11,6 +12,8 @@
 #include "loom/runtime.h"
 #include "platform/thread_identity.h"
 #include "runtime/testing/test_graphs.h"
+#include "threading/parallel_for.h"
+#include "threading/runtime.h"
 
 namespace loom {
 namespace {
@@ -130,6 +133,28 @@ TEST(Session, InvalidGraphIsRejectedAtConstruction) {
   } catch (const InvalidArgumentError& error) {
     EXPECT_NE(std::string(error.what()).find("'missing'"), std::string::npos) << error.what();
   }
+}
+
+TEST(Session, RunsThatMayNotUseTheIntraPoolDoNotKeepItsWorkersSpinning) {
+  if (threading::GlobalRuntime().settings().cpu.usable < 2) {
+    GTEST_SKIP() << "a spinning worker is told apart by using a second CPU";
+  }
+  // 40 MatMuls of 256 x 512 x 512: one run of tens of ms on one thread.
+  Session session(runtime::testing::TwoBranchGraph(256, 512, 20),
+                  runtime::testing::PrivatePools(2, 1));
+  Tensor x(DType::kFloat32, {256, 512});
+  // Wakes the intra-op worker: it is spinning when the limited run starts.
+  session.run({{"x", x}});
+  const threading::ScopedParallelismLimit limit(1);
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu_before = platform::ProcessCpuSeconds();
+  session.run({{"x", x}});
+  const double cpu = platform::ProcessCpuSeconds() - cpu_before;
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The caller runs every node inline (~1 core); a worker spinning through
+  // the run (a SpinScope held regardless of the limit) would add another.
+  EXPECT_LT(cpu / wall, 1.5) << cpu << " CPU s over " << wall << " s";
 }
 
 }  // namespace
