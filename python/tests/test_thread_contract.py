@@ -102,7 +102,16 @@ session = loom.InferenceSession(m.SerializeToString(), intra_op_num_threads={int
 with_session = loom_threads()
 counts = [session.intra_op_num_threads, session.inter_op_num_threads]
 del session
-print(json.dumps({{"started": started, "with_session": with_session, "after": loom_threads(),
+# The pools join their workers before `del` returns, but the kernel may list
+# a joined thread in /proc/self/task for a moment longer (it wakes the
+# joiner before it removes the task); a leaked thread stays past the 2 s.
+import time
+deadline = time.monotonic() + 2.0
+after = loom_threads()
+while after != started and time.monotonic() < deadline:
+    time.sleep(0.001)
+    after = loom_threads()
+print(json.dumps({{"started": started, "with_session": with_session, "after": after,
                    "counts": counts, "y": y.tolist()}}))
 """
 
