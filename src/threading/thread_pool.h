@@ -85,8 +85,9 @@ class ThreadPool {
   // of blocking, so the fork-joins of one session run find the workers
   // awake: a blocked worker costs the next ParallelFor a futex wake and a
   // wake-up on whichever CPU the kernel picks. Session::run holds one on the
-  // intra-op pool for the length of the run. With spin_wait_us = 0 workers
-  // still block at once. Thread-safe; scopes may nest and overlap.
+  // intra-op pool for the length of the run, when its thread may use the
+  // pool (MaxParallelism > 1). With spin_wait_us = 0 workers still block at
+  // once. Thread-safe; scopes may nest and overlap.
   class SpinScope {
    public:
     explicit SpinScope(ThreadPool* pool);  // null: no effect
