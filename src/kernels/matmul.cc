@@ -11,16 +11,8 @@
 namespace loom::kernels {
 namespace {
 
-struct ActivationEpilogue {
-  Activation activation;
-  Isa isa;
-  static void Apply(const void* state, float* c, int64_t, int64_t, int64_t count) {
-    const auto* self = static_cast<const ActivationEpilogue*>(state);
-    ApplyActivation(self->activation, c, count, self->isa);
-  }
-};
-
-// FusedMatMul's epilogue: + bias[col] (when present), then the activation.
+// The epilogue of Gemm and FusedMatMul: + bias[col] (when present), then
+// the activation, on each finished piece of C.
 struct BiasActivationEpilogue {
   const float* bias;  // n values, or null
   Activation activation;
@@ -34,6 +26,11 @@ struct BiasActivationEpilogue {
     if (self->activation.kind != ActivationKind::kIdentity) {
       ApplyActivation(self->activation, c, count, self->isa);
     }
+  }
+  // The GemmEpilogue running this one; none when there is nothing to do.
+  GemmEpilogue Get() const {
+    if (bias == nullptr && activation.kind == ActivationKind::kIdentity) return {};
+    return {&Apply, this};
   }
 };
 
@@ -161,9 +158,8 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   if (y.num_elements() == 0) return y;
   float* yp = y.data<float>();
   const bool use_c = c != nullptr && beta != 0.0f && c->num_elements() > 0;
-  // A C of one row ([N], [1, N]; a layer's bias) with beta 1 goes to the
-  // GEMM as its per-column bias, added in its own parallel pass instead of
-  // this serial broadcast.
+  // A C of one row ([N], [1, N]; a layer's bias) with beta 1 is added by the
+  // epilogue, like FusedMatMul's bias, instead of this serial broadcast.
   const bool c_is_bias =
       use_c && beta == 1.0f && c->num_elements() == s.n && c->shape().dims().back() == s.n;
   if (use_c && !c_is_bias) {
@@ -177,8 +173,8 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
         yp[i * s.n + j] = beta * cp[i * row_stride + j * col_stride];
     }
   }
-  const Activation activation = FusedActivationFromAttributes("Gemm", attrs);
-  ActivationEpilogue epilogue{activation, ctx.isa};
+  const BiasActivationEpilogue epilogue{c_is_bias ? c->data<float>() : nullptr,
+                                        FusedActivationFromAttributes("Gemm", attrs), ctx.isa};
   GemmArgs g;
   g.m = s.m;
   g.n = s.n;
@@ -187,7 +183,6 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   g.transpose_b = s.tb;
   g.alpha = alpha;
   g.beta = use_c && !c_is_bias ? 1.0f : 0.0f;
-  if (c_is_bias) g.bias = c->data<float>();
   g.a = a.data<float>();
   g.lda = std::max<int64_t>(1, a.shape().dim(1));
   g.b = b.data<float>();
@@ -195,8 +190,7 @@ Tensor F32Gemm(const KernelContext& ctx, const Attributes& attrs, const Tensor& 
   g.c = yp;
   g.ldc = s.n;
   g.packed_b = packed_b;
-  if (activation.kind != ActivationKind::kIdentity)
-    g.epilogue = {&ActivationEpilogue::Apply, &epilogue};
+  g.epilogue = epilogue.Get();
   f32_gemm(g, ctx.pool, ctx.isa);
   return y;
 }
@@ -289,13 +283,10 @@ Tensor F32FusedMatMul(const KernelContext& ctx, const Attributes& attrs, const T
                                           ")");
     }
   }
-  BiasActivationEpilogue epilogue{bias != nullptr ? bias->data<float>() : nullptr,
-                                  FusedActivationFromAttributes("FusedMatMul", attrs), ctx.isa};
-  GemmEpilogue fused;
-  if (epilogue.bias != nullptr || epilogue.activation.kind != ActivationKind::kIdentity) {
-    fused = {&BiasActivationEpilogue::Apply, &epilogue};
-  }
-  return F32MatMul(ctx, a, b, packed_b, fused);
+  const BiasActivationEpilogue epilogue{bias != nullptr ? bias->data<float>() : nullptr,
+                                        FusedActivationFromAttributes("FusedMatMul", attrs),
+                                        ctx.isa};
+  return F32MatMul(ctx, a, b, packed_b, epilogue.Get());
 }
 
 }  // namespace
