@@ -7,9 +7,10 @@ APT_PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libopenblas-dev
   clang-format
-  # ONNX import (issue 5): the ONNX library + protobuf, and the ONNX
-  # backend conformance suite (/usr/share/libonnx-testdata/data).
-  libonnx-dev libprotobuf-dev libonnx-testdata
+  # ONNX import: protobuf and protoc, which generates the parser from the
+  # pinned onnx package's schema (src/onnx/proto.cmake); the backend test
+  # data comes with that package too.
+  libprotobuf-dev protobuf-compiler
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -170,8 +170,8 @@ std::vector<TensorType> InferPad(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(1, 4);
   const DType dtype = ctx.input(0).dtype;
   const std::string mode = ctx.GetString("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge") {
-    ctx.Fail("attribute 'mode' must be constant, reflect or edge (got '" + mode + "')");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+    ctx.Fail("attribute 'mode' must be constant, reflect, edge or wrap (got '" + mode + "')");
   }
   if (ctx.has_input(1)) ctx.CheckDTypeIn(1, {DType::kInt64});
   ctx.CheckSameDType(2, 0);

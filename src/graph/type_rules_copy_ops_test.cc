@@ -142,9 +142,9 @@ TEST(PadRule, BadPadsThrow) {
   EXPECT_EQ(Type("Pad", {2, 2}, {List{1, 1}}),
             "graph 'g': node 'op' (Pad): 'pads' [1, 1] has 2 entries, expected 4 (2 per padded "
             "axis of 'x' float32[2, 2])");
-  EXPECT_EQ(Type("Pad", {2}, {List{1, 1}}, {{"mode", std::string("wrap")}}),
-            "graph 'g': node 'op' (Pad): attribute 'mode' must be constant, reflect or edge (got "
-            "'wrap')");
+  EXPECT_EQ(Type("Pad", {2}, {List{1, 1}}, {{"mode", std::string("circular")}}),
+            "graph 'g': node 'op' (Pad): attribute 'mode' must be constant, reflect, edge or wrap "
+            "(got 'circular')");
 }
 
 TEST(ExpandRule, BroadcastsToTheShape) {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "loom/attributes.h"
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
 
 namespace loom::onnx_import {

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 
 namespace loom::onnx_import {
 

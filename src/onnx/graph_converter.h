@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "loom/graph.h"
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 #include "onnx/tensor_proto.h"
 
 namespace loom::onnx_import {

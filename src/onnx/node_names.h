@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 
 namespace loom::onnx_import {
 

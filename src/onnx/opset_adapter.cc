@@ -1,11 +1,16 @@
 #include "onnx/opset_adapter.h"
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
+#include "kernels/registry.h"
 #include "loom/errors.h"
+#include "onnx/onnx_op_versions.h"
 
 namespace loom::onnx_import {
 namespace {
+
 
 // Moves attribute `name` (ints) of node `index` into input slot 1 as an
 // int64 initializer. A node that already has input 1 keeps it (the input
@@ -30,10 +35,6 @@ void AttributeToInput1(OpsetAdapter& adapter, size_t index, const std::string& n
 
 void AxesToInput(OpsetAdapter& adapter, size_t index) { AttributeToInput1(adapter, index, "axes"); }
 
-void SplitToInput(OpsetAdapter& adapter, size_t index) {
-  AttributeToInput1(adapter, index, "split");
-}
-
 // Opsets 11-17 split into equal parts when no sizes are given, as many as
 // the node has outputs; the kernel cannot see its output count, so it is
 // told through opset 18's num_outputs.
@@ -42,6 +43,13 @@ void SplitCountToAttribute(OpsetAdapter& adapter, size_t index) {
   const bool has_input = node.inputs.size() >= 2 && !node.inputs[1].empty();
   if (has_input || node.attributes.count("split") || node.attributes.count("num_outputs")) return;
   node.attributes["num_outputs"] = static_cast<int64_t>(node.outputs.size());
+}
+
+// Before 13: sizes from the `split` attribute (moved to input 1), else
+// equal parts as above.
+void SplitToInputAndCount(OpsetAdapter& adapter, size_t index) {
+  AttributeToInput1(adapter, index, "split");
+  SplitCountToAttribute(adapter, index);
 }
 
 void CoerceSoftmaxTo2D(OpsetAdapter& adapter, size_t index) {
@@ -83,30 +91,363 @@ void CoerceSoftmaxTo2D(OpsetAdapter& adapter, size_t index) {
       Node{adapter.FreshNodeName(name + "/reshape"), "Reshape", {normalized, shape}, {y}, {}});
 }
 
-constexpr auto kRewrites = std::to_array<OpsetRewrite>({
-    {"ReduceSum", 13, AxesToInput},
-    {"ReduceMean", 18, AxesToInput},
-    {"ReduceMax", 18, AxesToInput},
-    {"ReduceMin", 18, AxesToInput},
-    {"ReduceProd", 18, AxesToInput},
-    {"ReduceL1", 18, AxesToInput},
-    {"ReduceL2", 18, AxesToInput},
-    {"ReduceLogSumExp", 18, AxesToInput},
-    {"ReduceSumSquare", 18, AxesToInput},
-    {"Squeeze", 13, AxesToInput},
-    {"Unsqueeze", 13, AxesToInput},
-    {"Split", 13, SplitToInput},
-    {"Split", 18, SplitCountToAttribute},
-    {"Softmax", 13, CoerceSoftmaxTo2D},
-    {"LogSoftmax", 13, CoerceSoftmaxTo2D},
+// BatchNormalization-7's `spatial` = 0 computed mean and variance per
+// element instead of per channel; Loom has only the per-channel form (1, the
+// default, and the only form from version 9 on).
+void DropSpatialOne(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto it = node.attributes.find("spatial");
+  if (it == node.attributes.end()) return;
+  if (!std::holds_alternative<int64_t>(it->second) || std::get<int64_t>(it->second) != 1) {
+    throw InvalidArgumentError("node '" + node.name +
+                               "' (BatchNormalization version 7): spatial = 0 (statistics per "
+                               "element, not per channel) is not supported");
+  }
+  node.attributes.erase(it);
+}
+
+// Dropout at inference is the identity. From version 12 the mode is input
+// 2 (training_mode); it must be absent or a constant false, since training
+// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when used, is all true: a
+// bool ConstantOfShape (version 10 on; before, the mask had the input's
+// element type, which the importer does not know).
+void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  const std::string where = "node '" + node.name + "' (Dropout)";
+  if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.empty()) {
+    throw InvalidArgumentError(where + ": expected input 'data' and output 'output'");
+  }
+  // Input 1 (ratio) = 0 drops nothing even in training mode.
+  const Tensor* ratio = node.inputs.size() >= 2 && !node.inputs[1].empty()
+                            ? adapter.Constant(node.inputs[1])
+                            : nullptr;
+  const bool keeps_all = ratio != nullptr && ratio->num_elements() == 1 &&
+                         (ratio->dtype() == DType::kFloat32 || ratio->dtype() == DType::kFloat64) &&
+                         (ratio->dtype() == DType::kFloat32 ? ratio->data<float>()[0] == 0.0f
+                                                            : ratio->data<double>()[0] == 0.0);
+  if (node.inputs.size() >= 3 && !node.inputs[2].empty() && !keeps_all) {
+    const Tensor* mode = adapter.Constant(node.inputs[2]);
+    if (mode == nullptr || mode->dtype() != DType::kBool || mode->num_elements() != 1 ||
+        mode->data<bool>()[0]) {
+      throw InvalidArgumentError(where +
+                                 ": training_mode other than a constant false is not supported "
+                                 "(training drops random elements; Loom runs inference)");
+    }
+  }
+  if (auto it = node.attributes.find("is_test"); it != node.attributes.end()) {
+    // Versions 1 and 6: is_test = 0 meant training; inference runtimes read
+    // it as the identity all the same (ONNX Runtime does).
+    node.attributes.erase(it);
+  }
+  const std::optional<std::string> mask =
+      node.outputs.size() >= 2 ? std::optional(node.outputs[1]) : std::nullopt;
+  const std::string x = node.inputs[0];
+  const std::string name = node.name;
+  node.op_type = "Identity";
+  node.inputs = {x};
+  node.outputs.resize(1);
+  node.attributes.clear();
+  if (!mask) return;
+  const std::optional<int> version = OpVersionAtOpset("Dropout", adapter.opset());
+  if (version.value_or(0) < 10) {
+    throw InvalidArgumentError(where + " version " + std::to_string(version.value_or(0)) +
+                               ": its mask output has the input's element type, which is not "
+                               "known at import (version 10 on: bool)");
+  }
+  const std::string shape = adapter.FreshValueName(*mask + "/shape");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/shape"), "Shape", {x}, {shape}, {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/mask"),
+                       "ConstantOfShape",
+                       {shape},
+                       {*mask},
+                       Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
+}
+
+// Swish(x) = x * sigmoid(alpha * x); with alpha = 1 (the default) that is
+// Loom's Silu.
+void SwishToSilu(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  if (auto it = node.attributes.find("alpha"); it != node.attributes.end()) {
+    if (!std::holds_alternative<float>(it->second) || std::get<float>(it->second) != 1.0f) {
+      throw InvalidArgumentError("node '" + node.name +
+                                 "' (Swish): only alpha = 1 is supported (Silu)");
+    }
+    node.attributes.erase(it);
+  }
+  node.op_type = "Silu";
+}
+
+// Before 7, Add/Sub/Mul/Div (6) and Pow (1) broadcast only B onto A, and
+// only when `broadcast` = 1; then `axis` says where B's dims start in A's
+// (absent: aligned at the end, which is numpy's rule). Without `broadcast`
+// the shapes must match, which numpy broadcasting reads the same. With an
+// axis, B gets trailing 1-dims so that numpy aligns it there: a reshaped
+// copy of a constant B, or an Unsqueeze when B's rank is declared.
+void LegacyBroadcast(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  const std::string where = "node '" + node.name + "' (" + node.op_type + ", before opset 7)";
+  int64_t broadcast = 0;
+  if (auto it = node.attributes.find("broadcast"); it != node.attributes.end()) {
+    if (!std::holds_alternative<int64_t>(it->second)) {
+      throw InvalidArgumentError(where + ": attribute 'broadcast' must be an int");
+    }
+    broadcast = std::get<int64_t>(it->second);
+    node.attributes.erase(it);
+  }
+  std::optional<int64_t> axis;
+  if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
+    if (!std::holds_alternative<int64_t>(it->second)) {
+      throw InvalidArgumentError(where + ": attribute 'axis' must be an int");
+    }
+    axis = std::get<int64_t>(it->second);
+    node.attributes.erase(it);
+  }
+  if (broadcast == 0 || !axis || node.inputs.size() != 2) return;
+  const int rank_a = adapter.DeclaredRank(node.inputs[0]);
+  const Tensor* constant_b = adapter.Constant(node.inputs[1]);
+  const int rank_b = constant_b ? constant_b->shape().rank() : adapter.DeclaredRank(node.inputs[1]);
+  if (rank_a < 0 || rank_b < 0) {
+    throw InvalidArgumentError(where +
+                               ": broadcast with an axis needs the ranks of both inputs declared");
+  }
+  const int64_t start = *axis < 0 ? *axis + rank_a : *axis;
+  const int64_t trailing = rank_a - start - rank_b;
+  if (start < 0 || trailing < 0) {
+    throw InvalidArgumentError(where + ": axis " + std::to_string(*axis) + " does not fit B (rank " +
+                               std::to_string(rank_b) + ") into A (rank " + std::to_string(rank_a) +
+                               ")");
+  }
+  if (trailing == 0) return;
+  const std::string b = node.inputs[1];
+  const std::string name = node.name;
+  if (constant_b != nullptr) {
+    std::vector<int64_t> dims(constant_b->shape().dims().begin(), constant_b->shape().dims().end());
+    dims.resize(dims.size() + static_cast<size_t>(trailing), 1);
+    Tensor reshaped = constant_b->reshape(Shape(dims));
+    adapter.node(index).inputs[1] = adapter.AddConstant(b + "/aligned", std::move(reshaped));
+    return;
+  }
+  std::vector<int64_t> axes;
+  for (int64_t k = 0; k < trailing; ++k) axes.push_back(rank_b + k);
+  const std::string axes_name = adapter.AddInt64Constant(name + "/align_axes", axes);
+  const std::string aligned = adapter.FreshValueName(b + "/aligned");
+  adapter.node(index).inputs[1] = aligned;
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/align"), "Unsqueeze", {b, axes_name}, {aligned}, {}});
+}
+
+// Gemm-6's `broadcast` = 1 broadcast C as version 7 always does; 0 required
+// C's full shape, which broadcasting reads the same.
+void DropGemmBroadcast(OpsetAdapter& adapter, size_t index) {
+  adapter.node(index).attributes.erase("broadcast");
+}
+
+// BatchNormalization-6: `is_test` = 0 asked for training outputs; the
+// inference output Y is the same (the kernel refuses training outputs).
+void BatchNorm6ToNewest(OpsetAdapter& adapter, size_t index) {
+  adapter.node(index).attributes.erase("is_test");
+  DropSpatialOne(adapter, index);
+}
+
+// Differences shared by many rows.
+constexpr std::string_view kTypesOnly =
+    "later versions only add element types (the kernel's dtypes are checked at load)";
+constexpr std::string_view kNewest = "the newest version";
+constexpr std::string_view kNoBroadcast =
+    "before 8 the inputs had to have one shape; numpy broadcasting (8 on) reads such models the "
+    "same";
+constexpr std::string_view kNegativeAxes =
+    "before 11 axes could not be negative; later versions accept more, so older models read the "
+    "same";
+constexpr std::string_view kAxesAttribute =
+    "axes is an attribute until 18 (13 for ReduceSum): moved to input 1; negative axes from 11";
+constexpr std::string_view kAttributeBounds =
+    "the bounds are attributes (Clip min/max, Pad pads/value, Slice starts/ends/axes); the kernel "
+    "reads both forms";
+constexpr std::string_view kPoolAttributes =
+    "later versions add attributes (ceil_mode 10, dilations 10/19, storage_order 8) whose "
+    "defaults are the older behaviour";
+constexpr std::string_view kLegacyBroadcast =
+    "legacy broadcast/axis attributes: rewritten to numpy broadcasting";
+constexpr std::string_view kConverted = "turned into an initializer by the importer";
+
+// Sorted by op (a test checks); rows of one op in version order.
+constexpr auto kRules = std::to_array<OpVersionRule>({
+    {"Abs", 6, 13, nullptr, kTypesOnly},
+    {"Add", 6, 6, LegacyBroadcast, kLegacyBroadcast},
+    {"Add", 7, 14, nullptr, kTypesOnly},
+    {"And", 7, 7, nullptr, kNewest},
+    {"ArgMax", 1, 13, nullptr,
+     "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
+    {"ArgMin", 1, 13, nullptr,
+     "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
+    {"AveragePool", 1, 22, nullptr,
+     "count_include_pad from 7 (default 0: version 1's behaviour), ceil_mode 10, dilations 19"},
+    {"BatchNormalization", 6, 6, BatchNorm6ToNewest,
+     "is_test only selects training outputs; spatial as in version 7"},
+    {"BatchNormalization", 7, 7, DropSpatialOne,
+     "the spatial attribute: 1 (default) is the later form, 0 is refused"},
+    {"BatchNormalization", 9, 15, nullptr,
+     "training_mode from 14 (default 0; the kernel refuses 1); types at 15"},
+    {"Cast", 6, 24, nullptr,
+     "string types from 9; saturate (19) and round_mode (24) concern only float8 types, which "
+     "Loom does not have"},
+    {"Ceil", 6, 13, nullptr, kTypesOnly},
+    {"Clip", 6, 6, nullptr, kAttributeBounds},
+    {"Clip", 11, 13, nullptr, "integer types from 12"},
+    {"Concat", 4, 13, nullptr, kNegativeAxes},
+    {"Constant", 1, 24, nullptr, kConverted},
+    {"ConstantOfShape", 9, 24, nullptr, kTypesOnly},
+    {"Conv", 1, 22, nullptr, kTypesOnly},
+    {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
+    {"Div", 7, 14, nullptr, kTypesOnly},
+    {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
+    {"Equal", 7, 19, nullptr, kTypesOnly},
+    {"Erf", 9, 13, nullptr, kTypesOnly},
+    {"Exp", 6, 13, nullptr, kTypesOnly},
+    {"Expand", 8, 13, nullptr, kTypesOnly},
+    {"Flatten", 1, 24, nullptr, "negative axis from 11; types"},
+    {"Floor", 6, 13, nullptr, kTypesOnly},
+    {"Gather", 1, 13, nullptr, "negative indices defined from 11; types"},
+    {"GatherElements", 11, 13, nullptr, kTypesOnly},
+    {"Gelu", 20, 20, nullptr, kNewest},
+    {"Gemm", 6, 6, DropGemmBroadcast, "broadcast = 1 is version 7's rule; 0 a case of it"},
+    {"Gemm", 7, 13, nullptr, "C optional from 11; types"},
+    {"GlobalAveragePool", 1, 22, nullptr, kTypesOnly},
+    {"GlobalMaxPool", 1, 22, nullptr, kTypesOnly},
+    {"Greater", 7, 13, nullptr, kTypesOnly},
+    {"GreaterOrEqual", 12, 16, nullptr, kTypesOnly},
+    {"HardSigmoid", 6, 22, nullptr, kTypesOnly},
+    {"HardSwish", 14, 22, nullptr, kTypesOnly},
+    {"Identity", 1, 24, nullptr, "sequence and optional types from 14/16; types"},
+    {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
+    {"LayerNormalization", 17, 17, nullptr, kNewest},
+    {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
+    {"Less", 7, 13, nullptr, kTypesOnly},
+    {"LessOrEqual", 12, 16, nullptr, kTypesOnly},
+    {"Log", 6, 13, nullptr, kTypesOnly},
+    {"LogSoftmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
+    {"LogSoftmax", 13, 13, nullptr, kNewest},
+    {"MatMul", 1, 13, nullptr, kTypesOnly},
+    {"Max", 6, 13, nullptr, kNoBroadcast},
+    {"MaxPool", 1, 22, nullptr, kPoolAttributes},
+    {"Mean", 6, 13, nullptr, kNoBroadcast},
+    {"Min", 6, 13, nullptr, kNoBroadcast},
+    {"Mod", 10, 13, nullptr, kTypesOnly},
+    {"Mul", 6, 6, LegacyBroadcast, kLegacyBroadcast},
+    {"Mul", 7, 14, nullptr, kTypesOnly},
+    {"Neg", 6, 13, nullptr, kTypesOnly},
+    {"Not", 1, 1, nullptr, kNewest},
+    {"Or", 7, 7, nullptr, kNewest},
+    {"Pad", 2, 2, nullptr, kAttributeBounds},
+    {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
+    {"Pow", 1, 1, LegacyBroadcast, kLegacyBroadcast},
+    {"Pow", 7, 15, nullptr, "the exponent's type may differ from 12; types"},
+    {"Range", 11, 11, nullptr, kNewest},
+    {"Reciprocal", 6, 13, nullptr, kTypesOnly},
+    {"ReduceL1", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceL1", 18, 18, nullptr, kNewest},
+    {"ReduceL2", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceL2", 18, 18, nullptr, kNewest},
+    {"ReduceLogSumExp", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceLogSumExp", 18, 18, nullptr, kNewest},
+    {"ReduceMax", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceMax", 18, 20, nullptr, "bool from 20"},
+    {"ReduceMean", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceMean", 18, 18, nullptr, kNewest},
+    {"ReduceMin", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceMin", 18, 20, nullptr, "bool from 20"},
+    {"ReduceProd", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceProd", 18, 18, nullptr, kNewest},
+    {"ReduceSum", 1, 11, AxesToInput, kAxesAttribute},
+    {"ReduceSum", 13, 13, nullptr, kNewest},
+    {"ReduceSumSquare", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceSumSquare", 18, 18, nullptr, kNewest},
+    {"Relu", 6, 14, nullptr, kTypesOnly},
+    {"Reshape", 5, 24, nullptr, "allowzero from 14 (default 0: the older behaviour); types"},
+    {"Shape", 1, 24, nullptr, "start/end from 15 (defaults: the whole shape); types"},
+    {"Sigmoid", 6, 13, nullptr, kTypesOnly},
+    {"Sign", 9, 13, nullptr, kTypesOnly},
+    {"Size", 1, 24, nullptr, kTypesOnly},
+    {"Slice", 1, 1, nullptr, kAttributeBounds},
+    {"Slice", 10, 13, nullptr, "negative steps and clamping defined from 10/11; types"},
+    {"Softmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
+    {"Softmax", 13, 13, nullptr, kNewest},
+    {"Split", 2, 11, SplitToInputAndCount,
+     "split sizes are an attribute until 13: moved to input 1; equal parts counted by outputs "
+     "until 18 (num_outputs)"},
+    {"Split", 13, 13, SplitCountToAttribute, "equal parts counted by outputs until 18 (num_outputs)"},
+    {"Split", 18, 18, nullptr, kNewest},
+    {"Sqrt", 6, 13, nullptr, kTypesOnly},
+    {"Squeeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
+    {"Squeeze", 13, 24, nullptr, kTypesOnly},
+    {"Sub", 6, 6, LegacyBroadcast, kLegacyBroadcast},
+    {"Sub", 7, 14, nullptr, kTypesOnly},
+    {"Sum", 6, 13, nullptr, kNoBroadcast},
+    {"Swish", 24, 24, SwishToSilu, "alpha = 1 (the default) is Silu; other values are refused"},
+    {"Tanh", 6, 13, nullptr, kTypesOnly},
+    {"Tile", 6, 13, nullptr, kTypesOnly},
+    {"Transpose", 1, 24, nullptr, kTypesOnly},
+    {"Unsqueeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
+    {"Unsqueeze", 13, 24, nullptr, kTypesOnly},
+    {"Where", 9, 16, nullptr, kTypesOnly},
+    {"Xor", 7, 7, nullptr, kNewest},
 });
+
+// Ops the rules replace by others, with no kernel of their own.
+constexpr auto kReplacedOps = std::to_array<std::string_view>({"Dropout", "Swish"});
 
 }  // namespace
 
-std::span<const OpsetRewrite> OpsetRewrites() { return kRewrites; }
+std::span<const OpVersionRule> OpVersionRules() { return kRules; }
 
-OpsetAdapter::OpsetAdapter(Graph& graph, const std::map<std::string, int>& declared_ranks)
-    : graph_(graph), declared_ranks_(declared_ranks) {
+const OpVersionRule* FindVersionRule(std::string_view op, int version) {
+  for (const OpVersionRule& rule : kRules) {
+    if (rule.op == op && rule.first <= version && version <= rule.last) return &rule;
+  }
+  return nullptr;
+}
+
+bool AdapterReplacesOp(std::string_view op) {
+  return std::find(kReplacedOps.begin(), kReplacedOps.end(), op) != kReplacedOps.end();
+}
+
+void CheckOpVersions(const std::vector<std::string>& op_types, int opset) {
+  std::string problems;
+  int count = 0;
+  for (const std::string& op : op_types) {
+    const std::optional<int> version = OpVersionAtOpset(op, opset);
+    std::string problem;
+    if (!version) {
+      const OnnxOpVersions* history = FindOnnxOp(op);
+      problem = history == nullptr
+                    ? op + ": not an operator of the default ONNX domain"
+                    : op + ": does not exist at opset " + std::to_string(opset) +
+                          " (it was introduced at opset " + std::to_string(history->since[0]) + ")";
+    } else if (const OpVersionRule* rule = FindVersionRule(op, *version); rule == nullptr) {
+      int oldest = 0;
+      for (const OpVersionRule& r : kRules) {
+        if (r.op == op && (oldest == 0 || r.first < oldest)) oldest = r.first;
+      }
+      problem = op + " version " + std::to_string(*version) + " (opset " + std::to_string(opset) +
+                "): not supported" +
+                (oldest ? "; Loom reads it from version " + std::to_string(oldest) +
+                              " (opset " + std::to_string(std::max(oldest, 7)) + " or later)"
+                        : "");
+    } else if (rule->refused) {
+      problem = op + " version " + std::to_string(*version) + ": " + std::string(rule->difference);
+    }
+    if (problem.empty()) continue;
+    ++count;
+    problems += "\n  " + problem;
+  }
+  if (count == 0) return;
+  throw InvalidArgumentError(std::to_string(count) + " op" + (count == 1 ? "" : "s") +
+                             " at a version Loom does not read:" + problems);
+}
+
+OpsetAdapter::OpsetAdapter(Graph& graph, int opset,
+                           const std::map<std::string, int>& declared_ranks)
+    : graph_(graph), opset_(opset), declared_ranks_(declared_ranks) {
   for (const ValueInfo& v : graph.inputs) values_.insert(v.name);
   for (const ValueInfo& v : graph.outputs) values_.insert(v.name);
   for (const auto& [name, tensor] : graph.initializers) values_.insert(name);
@@ -149,17 +490,28 @@ int OpsetAdapter::DeclaredRank(const std::string& value) const {
   return it == declared_ranks_.end() ? -1 : it->second;
 }
 
+std::string OpsetAdapter::AddConstant(const std::string& base, Tensor value) {
+  const std::string name = FreshValueName(base);
+  graph_.initializers.emplace(name, std::move(value));
+  return name;
+}
+
+const Tensor* OpsetAdapter::Constant(const std::string& value) const {
+  auto it = graph_.initializers.find(value);
+  return it == graph_.initializers.end() ? nullptr : &it->second;
+}
+
 void AdaptToLatestOpset(Graph& graph, int opset, const std::map<std::string, int>& declared_ranks) {
-  OpsetAdapter adapter(graph, declared_ranks);
+  OpsetAdapter adapter(graph, opset, declared_ranks);
   // Only the model's own nodes: nodes a rewrite appends are already in the
   // newest form.
   const size_t count = graph.nodes.size();
   for (size_t i = 0; i < count; ++i) {
-    for (const OpsetRewrite& rewrite : kRewrites) {
-      if (opset < rewrite.below_opset && graph.nodes[i].op_type == rewrite.op) {
-        rewrite.rewrite(adapter, i);
-      }
-    }
+    const std::string op = graph.nodes[i].op_type;
+    const std::optional<int> version = OpVersionAtOpset(op, opset);
+    if (!version) continue;  // CheckOpVersions refused it before conversion
+    const OpVersionRule* rule = FindVersionRule(op, *version);
+    if (rule != nullptr && rule->rewrite != nullptr) rule->rewrite(adapter, i);
   }
 }
 

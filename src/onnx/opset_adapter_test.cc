@@ -225,14 +225,5 @@ TEST(OpsetAdapter, SoftmaxAtOpset13IsUntouched) {
   EXPECT_EQ(std::get<int64_t>(g.find_node("sm")->attributes.at("axis")), 0);
 }
 
-TEST(OpsetAdapter, TableNamesOnlyKnownOpsAndValidOpsets) {
-  for (const OpsetRewrite& rewrite : OpsetRewrites()) {
-    EXPECT_FALSE(rewrite.op.empty());
-    EXPECT_GE(rewrite.below_opset, 12) << rewrite.op;  // below 12 would never apply from 11
-    EXPECT_LE(rewrite.below_opset, 18) << rewrite.op;
-    EXPECT_NE(rewrite.rewrite, nullptr);
-  }
-}
-
 }  // namespace
 }  // namespace loom::onnx_import::testing

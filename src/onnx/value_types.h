@@ -8,7 +8,7 @@
 #include <string>
 
 #include "loom/graph.h"
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 
 namespace loom::onnx_import {
 

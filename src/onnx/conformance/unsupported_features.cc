@@ -3,19 +3,21 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "kernels/onnx_dtype.h"
 #include "kernels/registry.h"
 #include "onnx/model_checks.h"
+#include "onnx/onnx_op_versions.h"
+#include "onnx/opset_adapter.h"
 
 namespace loom::conformance {
 namespace {
 
 using onnx_import::IsDefaultDomain;
-using onnx_import::kMaxOpset;
 using onnx_import::kMinOpset;
-using onnx_import::OpsChangedSinceOpset;
+using onnx_import::kNewestOnnxOpset;
 
 std::string QualifiedOpType(const onnx::NodeProto& node) {
   return IsDefaultDomain(node.domain()) ? node.op_type() : node.domain() + "." + node.op_type();
@@ -60,11 +62,20 @@ void CheckType(const onnx::TypeProto& type, std::set<std::string>& out) {
   }
 }
 
-void CheckNode(const onnx::NodeProto& node, std::set<std::string>& out) {
+// `opset`: the model's default-domain opset, 0 if it has none.
+void CheckNode(const onnx::NodeProto& node, int opset, std::set<std::string>& out) {
   if (!IsDefaultDomain(node.domain())) {
     out.insert("op " + QualifiedOpType(node));
-  } else if (kernels::FindKernel(node.op_type()) == nullptr) {
+  } else if (kernels::FindKernel(node.op_type()) == nullptr &&
+             !onnx_import::AdapterReplacesOp(node.op_type())) {
     out.insert("op " + node.op_type());
+  } else if (opset > 0) {
+    const std::optional<int> version = onnx_import::OpVersionAtOpset(node.op_type(), opset);
+    const onnx_import::OpVersionRule* rule =
+        version ? onnx_import::FindVersionRule(node.op_type(), *version) : nullptr;
+    if (rule == nullptr || rule->refused) {
+      out.insert("op " + node.op_type() + " version " + std::to_string(version.value_or(0)));
+    }
   }
   for (const onnx::AttributeProto& attr : node.attribute()) {
     if (attr.has_t()) CheckElementType(attr.t().data_type(), out);
@@ -77,14 +88,14 @@ void CheckNode(const onnx::NodeProto& node, std::set<std::string>& out) {
 
 std::vector<std::string> FindUnsupportedFeatures(const onnx::ModelProto& model) {
   std::set<std::string> out;
+  int default_opset = 0;
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
     if (!IsDefaultDomain(opset.domain())) continue;
-    const bool too_old =
-        opset.version() < kMinOpset &&
-        !OpsChangedSinceOpset(model.graph(), static_cast<int>(opset.version())).empty();
-    if (too_old || opset.version() > kMaxOpset) {
+    if (opset.version() < kMinOpset || opset.version() > kNewestOnnxOpset) {
       out.insert("opset " + std::to_string(opset.version()) + " (Loom imports " +
-                 std::to_string(kMinOpset) + ".." + std::to_string(kMaxOpset) + ")");
+                 std::to_string(kMinOpset) + ".." + std::to_string(kNewestOnnxOpset) + ")");
+    } else {
+      default_opset = static_cast<int>(opset.version());
     }
   }
   const onnx::GraphProto& graph = model.graph();
@@ -93,7 +104,7 @@ std::vector<std::string> FindUnsupportedFeatures(const onnx::ModelProto& model) 
   for (const onnx::ValueInfoProto& v : graph.value_info()) CheckType(v.type(), out);
   for (const onnx::TensorProto& t : graph.initializer()) CheckElementType(t.data_type(), out);
   if (graph.sparse_initializer_size() > 0) out.insert("sparse initializer");
-  for (const onnx::NodeProto& node : graph.node()) CheckNode(node, out);
+  for (const onnx::NodeProto& node : graph.node()) CheckNode(node, default_opset, out);
   return {out.begin(), out.end()};
 }
 

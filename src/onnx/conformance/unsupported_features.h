@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 
 namespace loom::conformance {
 
@@ -19,7 +19,8 @@ namespace loom::conformance {
 // without repeats:
 //   "op Loop"                       not in the kernel registry
 //   "op ai.onnx.ml.LabelEncoder"    an op of another domain
-//   "opset 9 (Loom imports 11..17)" the default domain's opset
+//   "opset 25 (Loom imports 1..24)" the default domain's opset
+//   "op Add version 6"              an op version without a rule (opset_adapter.h)
 //   "dtype uint16"                  a tensor element type Loom lacks
 //   "sequence type"                 non-tensor values (sequence, map, optional, sparse)
 //   "sparse initializer"

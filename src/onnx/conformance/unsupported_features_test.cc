@@ -26,13 +26,15 @@ TEST(FindUnsupportedFeatures, OpsWithoutKernelAndOtherDomains) {
 }
 
 TEST(FindUnsupportedFeatures, OpsetOutsideTheImportersRange) {
-  // Clip changed at opset 11; Relu did not (an opset-9 Relu model loads).
-  EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Clip", {{"x"}}, {{"y"}}, 9)),
-            Items{"opset 9 (Loom imports 11..17)"});
-  EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Relu", {{"x"}}, {{"y"}}, 9)), Items{});
-  EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Relu", {{"x"}}, {{"y"}}, 18)),
-            Items{"opset 18 (Loom imports 11..17)"});
-  EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Relu", {{"x"}}, {{"y"}}, 11)), Items{});
+  // Opsets 1 to 24 import; within them, each op's version needs a rule
+  // (Relu-1 had consumed_inputs; Relu-6 is read as the newest).
+  EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Relu", {{"x"}}, {{"y"}}, 25)),
+            Items{"opset 25 (Loom imports 1..24)"});
+  EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Relu", {{"x"}}, {{"y"}}, 1)),
+            Items{"op Relu version 1"});
+  for (int opset : {6, 9, 18, 24}) {
+    EXPECT_EQ(FindUnsupportedFeatures(SingleNodeModel("Relu", {{"x"}}, {{"y"}}, opset)), Items{});
+  }
 }
 
 TEST(FindUnsupportedFeatures, ElementTypesLoomLacks) {

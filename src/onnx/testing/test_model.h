@@ -14,7 +14,7 @@
 
 #include "loom/graph.h"
 #include "loom/tensor.h"
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 
 namespace loom::onnx_import::testing {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "loom/tensor.h"
-#include "onnx/onnx_pb.h"
+#include "loom_onnx/onnx.pb.h"
 
 namespace loom::conformance::testing {
 
