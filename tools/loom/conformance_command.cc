@@ -45,7 +45,11 @@ int ConformanceCommand(const std::vector<std::string>& args) {
       flags.Unknown();
     }
   }
-  if (!dir) throw UsageError("conformance: missing DIR (e.g. /usr/share/libonnx-testdata/data)");
+  if (!dir) {
+    throw UsageError(
+        "conformance: missing DIR (the onnx package's backend data: "
+        "<site-packages>/onnx/backend/test/data)");
+  }
   std::optional<std::regex> pattern;
   if (filter) {
     try {
