@@ -116,5 +116,5 @@ def test_epsilon_reference_reaches_the_body():
 def test_function_with_an_unknown_op_names_it():
     model = function_model()
     model.functions[0].node[1].op_type = "NoSuchReduce"
-    with pytest.raises(loom.InvalidArgumentError, match="NoSuchReduce"):
+    with pytest.raises(loom.errors.InvalidArgumentError, match="NoSuchReduce"):
         loom.InferenceSession(model.SerializeToString())

@@ -61,6 +61,15 @@ size_t PassThroughCount(const onnx::FunctionProto& function) {
                     [&](const std::string& output) { return inputs.count(output) > 0; }));
 }
 
+// Whether Loom's kernels read `op`'s definition `version` as it is (a version
+// rule without a rewrite, opset_adapter.h): such a node means what it means
+// under the newest definition, which the kernels implement.
+bool ReadAsIs(std::string_view op, std::optional<int> version) {
+  if (!version) return false;
+  const OpVersionRule* rule = FindVersionRule(op, *version);
+  return rule != nullptr && rule->rewrite == nullptr && !rule->refused;
+}
+
 class Inliner {
  public:
   explicit Inliner(onnx::ModelProto& model) : model_(model) {
@@ -371,17 +380,20 @@ std::vector<InlinedFunction> InlineFunctions(onnx::ModelProto& model) {
   return Inliner(model).Run();
 }
 
-// A function's body binds to the operators of its own opset_import, and ONNX
-// asks that they be compatible with the model's: for every node of the body,
-// the op's definition (its since_version) at the function's opset must be
-// the one at the model's (onnx.proto, FunctionProto.opset_import; ONNX's
-// checker tests exactly that). After inlining, Loom reads every node at the
-// model's opset, so a function at another opset is accepted when each of
-// its default-domain ops has the same definition at both — reading the body
-// at the model's opset is then reading it at its own — and refused
-// otherwise, with the ops that differ. Version-by-version reading (adapting
-// each body node from its own opset) would accept more, but no exporter
-// Loom knows of writes functions at an opset other than the model's.
+// A function's body binds to the operators of its own opset_import. After
+// inlining, Loom reads every node at the model's opset (CheckOpVersions,
+// AdaptToLatestOpset), so a body node is read right when its op has:
+//   - the same definition (since_version) at both opsets — ONNX's own
+//     compatibility rule for functions (onnx.proto, FunctionProto.
+//     opset_import; ONNX's checker tests exactly that); or
+//   - definitions at both that the kernels read as they are: no rewrite
+//     applies at the model's opset, and the node's own version means what
+//     the newest one means (Add-13 vs Add-14: element types only).
+// Anything else (ReduceMean-13's axes attribute in a model at 18, an op the
+// model's opset does not have yet) is refused with the function, both
+// opsets and the ops. Adapting each body node from its own opset would
+// accept more, but needs a per-node opset in the adapter; exporters write
+// functions at the model's opset.
 void CheckFunctionOpsets(std::span<const InlinedFunction> functions, int opset) {
   const std::string at_model = "opset " + std::to_string(opset);
   std::string problems;
@@ -404,7 +416,7 @@ void CheckFunctionOpsets(std::span<const InlinedFunction> functions, int opset) 
     for (const std::string& op : function.default_domain_ops) {
       const std::optional<int> theirs = OpVersionAtOpset(op, own_opset);
       const std::optional<int> ours = OpVersionAtOpset(op, opset);
-      if (theirs == ours) continue;
+      if (theirs == ours || (ReadAsIs(op, theirs) && ReadAsIs(op, ours))) continue;
       const auto describe = [](const std::optional<int>& version, const std::string& where) {
         return version ? "version " + std::to_string(*version) + " at " + where
                        : "does not exist at " + where;
@@ -414,7 +426,7 @@ void CheckFunctionOpsets(std::span<const InlinedFunction> functions, int opset) 
     }
     if (differing.empty()) continue;
     ++count;
-    problems += "\n  " + head + ", and its ops differ between the two: " + differing;
+    problems += "\n  " + head + ", and these ops differ between the two: " + differing;
   }
   if (count == 0) return;
   throw InvalidArgumentError(

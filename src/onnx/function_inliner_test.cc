@@ -414,20 +414,41 @@ TEST(FunctionInliner, OverloadsAreMatched) {
 }
 
 TEST(FunctionInliner, FunctionAtAnOpsetWhoseOpsDifferIsRefused) {
-  // ReduceMean's definition changed at 18 (axes became an input).
+  // ReduceMean's definition changed at 18 (axes became an input); Sub's at
+  // 14 only added element types, which the kernels read as they are.
   TestModel m(13);
-  onnx::FunctionProto* mean = m.Function("custom", "Mean", {"x"}, {"y"}, /*opset=*/18);
-  FunctionNode(mean, "ReduceMean", {"x"}, {"y"});
+  onnx::FunctionProto* mean = m.Function("custom", "Centre", {"x"}, {"y"}, /*opset=*/18);
+  FunctionNode(mean, "ReduceMean", {"x"}, {"m"});
+  FunctionNode(mean, "Sub", {"x", "m"}, {"y"});
   m.Input("x", kFloat, {2});
-  m.Node("Mean", {"x"}, {"y"})->set_domain("custom");
-  m.Output("y", kFloat, {kUnnamedDim});
+  m.Node("Centre", {"x"}, {"y"})->set_domain("custom");
+  m.Output("y", kFloat, {2});
   const std::string error = LoadError(m.Serialize());
   EXPECT_TRUE(Contains(error,
-                       "function 'custom::Mean' imports opset 18 of the default domain, "
-                       "the model 13"))
+                       "1 function at a default-domain opset whose ops differ from the "
+                       "model's:\n  function 'custom::Centre' imports opset 18 of the "
+                       "default domain, the model 13, and these ops differ between the "
+                       "two: ReduceMean is version 18 at opset 18, version 13 at opset 13"))
       << error;
-  EXPECT_TRUE(Contains(error, "ReduceMean is version 18 at opset 18, version 13 at opset 13"))
-      << error;
+  EXPECT_FALSE(Contains(error, "Sub")) << error;
+
+  // An op the model's opset does not have yet (Gelu: opset 20).
+  TestModel newer(13);
+  onnx::FunctionProto* gelu = newer.Function("custom", "G", {"x"}, {"y"}, /*opset=*/20);
+  FunctionNode(gelu, "Gelu", {"x"}, {"y"});
+  newer.Input("x", kFloat, {2});
+  newer.Node("G", {"x"}, {"y"})->set_domain("custom");
+  newer.Output("y", kFloat, {2});
+  const std::string gelu_error = LoadError(newer.Serialize());
+  EXPECT_TRUE(Contains(gelu_error, "Gelu is version 20 at opset 20, does not exist at opset 13"))
+      << gelu_error;
+
+  // A function opset Loom does not know.
+  m.proto().mutable_functions(0)->mutable_opset_import(0)->set_version(25);
+  EXPECT_TRUE(Contains(LoadError(m.Serialize()),
+                       "imports opset 25 of the default domain, the "
+                       "model 13; Loom reads opsets 1 to 24"))
+      << LoadError(m.Serialize());
 }
 
 TEST(FunctionInliner, FunctionAtAnOpsetWithTheSameOpsLoads) {
@@ -441,6 +462,22 @@ TEST(FunctionInliner, FunctionAtAnOpsetWithTheSameOpsLoads) {
   m.Output("y", kFloat, {2});
   EXPECT_EQ(Values(RunModel(m.Serialize(), {{"x", Floats({-1, 2})}})[0]),
             (std::vector<float>{0, 4}));
+}
+
+TEST(FunctionInliner, FunctionAtAnOpsetWhoseOpsReadTheSameLoads) {
+  // Sub and Mul are version 13 at opset 13 and 14 at 18: the later one only
+  // added element types, so both read as they are.
+  TestModel m(18);
+  onnx::FunctionProto* f = m.Function("custom", "SubMul", {"a", "b"}, {"y"}, /*opset=*/13);
+  FunctionNode(f, "Sub", {"a", "b"}, {"d"});
+  FunctionNode(f, "Mul", {"d", "b"}, {"y"});
+  m.Input("x", kFloat, {2});
+  m.Input("w", kFloat, {2});
+  m.Node("SubMul", {"x", "w"}, {"y"})->set_domain("custom");
+  m.Output("y", kFloat, {2});
+  // (x - w) * w: (5 - 2) * 2 = 6, (1 - 3) * 3 = -6.
+  EXPECT_EQ(Values(RunModel(m.Serialize(), {{"x", Floats({5, 1})}, {"w", Floats({2, 3})}})[0]),
+            (std::vector<float>{6, -6}));
 }
 
 TEST(FunctionInliner, FunctionOnlyModelTakesTheFunctionsOpset) {
