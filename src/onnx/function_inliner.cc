@@ -32,9 +32,9 @@ std::string Label(const onnx::FunctionProto& function) {
   return label;
 }
 
-size_t SaturatingAdd(size_t a, size_t b) {
-  return std::min(a + b, kMaxInlinedNodes + 1);  // each term is <= kMaxInlinedNodes + 1
-}
+// a + b, capped at limit + 1 ("over the limit"). Terms are counts from a
+// message under 2 GiB or earlier capped sums, so a + b cannot overflow.
+size_t CappedAdd(size_t a, size_t b, size_t limit) { return std::min(a + b, limit + 1); }
 
 std::string TypeName(onnx::AttributeProto::AttributeType type) {
   return onnx::AttributeProto::AttributeType_IsValid(type)
@@ -85,21 +85,26 @@ class Inliner {
   std::vector<InlinedFunction> Run() {
     if (functions_.empty()) return {};
     onnx::GraphProto& graph = *model_.mutable_graph();
-    // Sizes first: recursion, nesting and the node limit are refused before
+    // Sizes first: recursion, nesting and the limits are refused before
     // anything is copied.
-    size_t total = 0;
+    Extent total;
     bool calls = false;
     for (const onnx::NodeProto& node : graph.node()) {
       if (const onnx::FunctionProto* function = Find(node)) {
         std::vector<const onnx::FunctionProto*> path;
-        total = SaturatingAdd(total, Measure(*function, path).nodes);
+        total.Add(Measure(*function, path));
         calls = true;
       }
     }
     if (!calls) return {};
-    if (total > kMaxInlinedNodes) {
+    if (total.nodes > kMaxInlinedNodes) {
       throw InvalidArgumentError("inlining the model's functions would add more than " +
                                  std::to_string(kMaxInlinedNodes) + " nodes");
+    }
+    if (total.fields > kMaxInlinedFields) {
+      throw InvalidArgumentError("inlining the model's functions would copy more than " +
+                                 std::to_string(kMaxInlinedFields) +
+                                 " input, output and attribute entries");
     }
     ReserveGraphNames(graph);
     NodeList nodes;
@@ -121,11 +126,18 @@ class Inliner {
     return it == functions_.end() ? nullptr : it->second;
   }
 
-  // What one call of a function opens: the nodes it adds (at most
-  // kMaxInlinedNodes + 1) and the longest chain of calls, itself included.
+  // What one call of a function opens: the nodes it adds and the entries
+  // it binds or copies (each at most its limit + 1), and the longest chain
+  // of calls, itself included.
   struct Extent {
     size_t nodes = 0;
+    size_t fields = 0;
     int depth = 1;
+
+    void Add(const Extent& other) {
+      nodes = CappedAdd(nodes, other.nodes, kMaxInlinedNodes);
+      fields = CappedAdd(fields, other.fields, kMaxInlinedFields);
+    }
   };
 
   // `path`: the functions whose bodies lead here, outermost first.
@@ -151,16 +163,26 @@ class Inliner {
     }
     if (path.size() >= static_cast<size_t>(kMaxFunctionNesting)) throw too_deep();
     path.push_back(&function);
+    // Each call binds the formal inputs and outputs and looks at the
+    // defaults; each body node is copied with its inputs, outputs and
+    // attributes.
     Extent extent;
-    extent.nodes = std::min(PassThroughCount(function), kMaxInlinedNodes + 1);
+    extent.Add({.nodes = PassThroughCount(function),
+                .fields = static_cast<size_t>(function.input_size()) +
+                          static_cast<size_t>(function.output_size()) +
+                          static_cast<size_t>(function.attribute_proto_size())});
     for (const onnx::NodeProto& node : function.node()) {
+      const size_t fields = 1 + static_cast<size_t>(node.input_size()) +
+                            static_cast<size_t>(node.output_size()) +
+                            static_cast<size_t>(node.attribute_size());
       const onnx::FunctionProto* callee = Find(node);
       if (callee == nullptr) {
-        extent.nodes = SaturatingAdd(extent.nodes, 1);
+        extent.Add({.nodes = 1, .fields = fields});
         continue;
       }
       const Extent inner = Measure(*callee, path);
-      extent.nodes = SaturatingAdd(extent.nodes, inner.nodes);
+      extent.Add({.nodes = 0, .fields = fields});
+      extent.Add(inner);
       extent.depth = std::max(extent.depth, inner.depth + 1);
     }
     path.pop_back();

@@ -43,6 +43,13 @@ namespace loom::onnx_import {
 // before anything is copied. The largest exported transformers have ~10^5.
 inline constexpr size_t kMaxInlinedNodes = 1'000'000;
 
+// Most entries (node inputs, outputs and attributes; formal inputs, outputs
+// and attribute defaults, once per call) all inlining may copy or bind: a
+// function with a million formal inputs called a million times adds no
+// nodes but would take hours. Sixteen per node at the node limit; real
+// nodes have a handful.
+inline constexpr size_t kMaxInlinedFields = 16'000'000;
+
 // Deepest chain of function calls (F calls G calls H ...). Exported module
 // hierarchies nest a few dozen deep at most; 100 is protobuf's own recursion
 // limit, and bounds the inliner's recursion.
@@ -62,12 +69,12 @@ struct InlinedFunction {
 // in order of first call (empty, and the graph untouched, when no node calls
 // one). Throws on: two functions with the same (domain, name, overload); a
 // function that calls itself, directly or not; calls nested deeper than
-// kMaxFunctionNesting; more than kMaxInlinedNodes nodes to add; a call with
-// more inputs or outputs than the function declares; a body that reads a
-// value that is neither a formal input nor produced in the body, or leaves a
-// formal output unproduced. The limits are checked before the graph is
-// changed; after an error about a malformed body the graph may be partly
-// inlined (the loader discards it).
+// kMaxFunctionNesting; more than kMaxInlinedNodes nodes to add or
+// kMaxInlinedFields entries to copy; a call with more inputs or outputs than
+// the function declares; a body that reads a value that is neither a formal
+// input nor produced in the body, or leaves a formal output unproduced. The
+// limits are checked before the graph is changed; after an error about a
+// malformed body the graph may be partly inlined (the loader discards it).
 std::vector<InlinedFunction> InlineFunctions(onnx::ModelProto& model);
 
 // Throws unless each function's body means the same at its own

@@ -334,6 +334,26 @@ TEST(FunctionInliner, TooManyInlinedNodesAreRefusedBeforeCopying) {
   EXPECT_TRUE(Contains(InlineError(m.proto()), "would add more than 1000000 nodes"));
 }
 
+TEST(FunctionInliner, TooManyCopiedEntriesAreRefused) {
+  // No node limit here: 1,000 calls of a one-node function with 20,000
+  // formal inputs bind 20 million names.
+  TestModel m;
+  onnx::FunctionProto* wide = m.Function("custom", "Wide", {"x"}, {"y"});
+  for (int i = 1; i < 20'000; ++i) wide->add_input("unused" + std::to_string(i));
+  FunctionNode(wide, "Relu", {"x"}, {"y"});
+  m.Input("x", kFloat, {1});
+  std::string value = "x";
+  for (int i = 0; i < 1'000; ++i) {
+    const std::string next = "v" + std::to_string(i);
+    m.Node("Wide", {value}, {next})->set_domain("custom");
+    value = next;
+  }
+  m.Output(value, kFloat, {1});
+  const std::string error = InlineError(m.proto());
+  EXPECT_TRUE(Contains(error, "would copy more than 16000000 input, output and attribute entries"))
+      << error;
+}
+
 TEST(FunctionInliner, DeepNestingIsRefused) {
   TestModel m;
   constexpr int kDepth = kMaxFunctionNesting + 1;
