@@ -1,7 +1,8 @@
 """Model-local ONNX functions (onnx.helper.make_function) load in Loom, which
-inlines them, and give ONNX Runtime's results: a custom-domain layer norm
-called twice with its epsilon given, defaulted and passed on through an
-attribute reference of another function."""
+inlines them, and give ONNX Runtime's results (and those of the model
+onnx.inliner inlines): a custom-domain layer norm called twice with its
+epsilon given, defaulted and passed on through an attribute reference of
+another function."""
 import numpy as np
 import pytest
 
@@ -11,6 +12,7 @@ from conftest import assert_close
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 from onnx import helper, numpy_helper  # noqa: E402
+import onnx.inliner  # noqa: E402
 
 FLOAT = onnx.TensorProto.FLOAT
 DOMAIN = "custom.ops"
@@ -101,6 +103,19 @@ def test_functions_called_twice_match_onnxruntime():
     assert len(got) == 2
     for a, b in zip(got, expected):
         assert_close(a, b)
+
+
+def test_same_outputs_as_the_model_onnx_inlines_itself():
+    # onnx.inliner is an independent implementation of the same rewrite. It
+    # (onnx 1.19) drops a reference the call does not set instead of taking
+    # the function's attribute_proto default, so here every call sets it.
+    model = function_model()
+    model.graph.node[2].attribute.append(helper.make_attribute("epsilon", 1e-5))
+    inlined = onnx.inliner.inline_local_functions(model)
+    assert not inlined.functions
+    x = np.random.default_rng(13).standard_normal((2, 8)).astype(np.float32)
+    for a, b in zip(run_loom(model, {"x": x}), run_loom(inlined, {"x": x})):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_epsilon_reference_reaches_the_body():
