@@ -13,7 +13,9 @@
 // every initializer was listed as an input and stays a constant).
 // Dimensions with a dim_param become symbols bound at run time; dimensions
 // with neither value nor name get a fresh symbol. Empty or duplicated node
-// names are replaced by "<op>_<index>".
+// names are replaced by "<op>_<index>". Model-local functions
+// (ModelProto.functions) are inlined first: each call becomes the function's
+// nodes, named "<calling node>/<name>" (src/onnx/README.md).
 //
 // External data (tensors stored beside the model) is read only from files
 // inside the model's own folder: absolute paths, "..", symbolic links that
@@ -30,6 +32,9 @@
 //    listing every unsupported op type with the nodes that use it;
 //  - tensors or values of unsupported element types (string, complex, ...),
 //    sequences, maps, subgraph attributes (control flow);
+//  - functions that call themselves, nest more than 100 calls deep or
+//    would inline more than 1,000,000 nodes; a function whose opset gives
+//    its ops other definitions than the model's;
 //  - anything loom::verify_graph rejects (types, shapes, structure).
 // Nothing in a malformed file can crash or hang the loader.
 //

@@ -19,7 +19,9 @@ AttributeValue ConvertAttribute(const onnx::AttributeProto& attribute,
   const std::string what = where + ": attribute '" + attribute.name() + "'";
   if (!attribute.ref_attr_name().empty()) {
     throw InvalidArgumentError(what + " refers to function attribute '" +
-                               attribute.ref_attr_name() + "'; functions are not supported");
+                               attribute.ref_attr_name() +
+                               "' outside a function body (model-local functions are inlined "
+                               "before conversion)");
   }
   switch (attribute.type()) {
     case onnx::AttributeProto::INT:

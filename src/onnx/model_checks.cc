@@ -19,12 +19,29 @@ constexpr size_t kMaxListedNodes = 8;
 
 bool IsDefaultDomain(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
 
-int DefaultDomainOpset(const onnx::ModelProto& model) {
+int DefaultDomainOpset(const onnx::ModelProto& model, std::span<const InlinedFunction> functions) {
   std::optional<int64_t> opset;
   for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
     if (!IsDefaultDomain(import.domain())) continue;
     if (opset) throw InvalidArgumentError("the default ONNX domain is imported twice");
     opset = import.version();
+  }
+  if (!opset) {
+    std::string imports;  // "custom::F 13, custom::G 18"
+    bool agree = true;
+    for (const InlinedFunction& function : functions) {
+      if (!function.default_opset) continue;
+      if (opset && *opset != *function.default_opset) agree = false;
+      opset = function.default_opset;
+      imports += (imports.empty() ? "" : ", ") + function.label + " " +
+                 std::to_string(*function.default_opset);
+    }
+    if (!agree) {
+      throw InvalidArgumentError(
+          "the model imports no opset of the default ONNX domain, and its functions import "
+          "different ones (" +
+          imports + ")");
+    }
   }
   if (!opset) {
     throw InvalidArgumentError("the model imports no opset of the default ONNX domain");

@@ -1,12 +1,22 @@
 // The import pipeline (include/loom/onnx.h):
 //
 //   bytes → ModelProto (protobuf)            truncated / corrupted → error
-//         → default-domain opset in 1..24 (the newest the schema knows)
+//         → model-local functions inlined (function_inliner.cc)
+//         → default-domain opset in 1..24 (the newest the schema knows);
+//           a model that imports none takes its functions' import
 //         → unique node names, unsupported ops (one error listing all)
+//         → functions at another opset read the same at the model's
 //         → each op's version at that opset is one Loom reads (one error)
 //         → Graph (graph_converter.cc: initializers, Constants, inputs, nodes)
 //         → opset adaptation (opset_adapter.cc)
 //         → loom::verify_graph (structure, types, shapes)
+//
+// Inlining comes first so that every later step sees only operators: the
+// unsupported-op list names a body's ops (not "custom::MyBlock"), a
+// function's nodes get unique names like any other, and a model whose graph
+// holds only function calls gets its opset from the functions. The opset
+// step needs to know which functions were called, and the function-opset
+// check which opset the model is read at; hence this order.
 //
 // There is no separate ONNX checker: the parser is generated from the
 // pinned onnx package's schema, the version rules know every op's history,
@@ -23,6 +33,7 @@
 
 #include "loom/errors.h"
 #include "loom/onnx.h"
+#include "onnx/function_inliner.h"
 #include "onnx/graph_converter.h"
 #include "onnx/model_checks.h"
 #include "onnx/node_names.h"
@@ -60,9 +71,11 @@ Graph Import(std::string_view bytes, const std::string& model_dir) {
     throw InvalidArgumentError("IR version " + std::to_string(model.ir_version()) +
                                " is not supported (3 or newer; 0: the model does not say)");
   }
-  const int opset = onnx_import::DefaultDomainOpset(model);
+  const std::vector<onnx_import::InlinedFunction> functions = onnx_import::InlineFunctions(model);
+  const int opset = onnx_import::DefaultDomainOpset(model, functions);
   const std::vector<std::string> names = onnx_import::UniqueNodeNames(model.graph());
   onnx_import::CheckOpsSupported(model.graph(), names);
+  onnx_import::CheckFunctionOpsets(functions, opset);
   onnx_import::CheckOpVersions(onnx_import::DefaultDomainOpTypes(model.graph()), opset);
   Graph graph = onnx_import::ConvertGraph(model, names, {model_dir});
   onnx_import::AdaptToLatestOpset(graph, opset, onnx_import::DeclaredRanks(model.graph()));

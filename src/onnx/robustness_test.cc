@@ -1,5 +1,6 @@
 // Malformed files never crash or hang the loader: every prefix of a small
-// model, random byte corruption over many seeds, and hostile nesting either
+// model, random byte corruption over many seeds, models with functions
+// rewired at random, and hostile nesting either
 // load (and then run or fail with a loom::Error) or fail with a clear error.
 #include <gtest/gtest.h>
 
@@ -34,6 +35,32 @@ TestModel SmallTestModel() {
 }
 
 std::string SmallModel() { return SmallTestModel().Serialize(); }
+
+// A model made of function calls: custom::Block(x, b) => (y) calls
+// custom::Act (LeakyRelu with alpha = @slope, default 0.2) and is called
+// twice, once with the slope given.
+TestModel FunctionTestModel() {
+  TestModel m(13);
+  onnx::FunctionProto* act = m.Function("custom", "Act", {"x"}, {"y"});
+  SetRef(FunctionNode(act, "LeakyRelu", {"x"}, {"y"}, "lrelu"), "alpha",
+         onnx::AttributeProto::FLOAT, "slope");
+  onnx::AttributeProto* slope = act->add_attribute_proto();
+  slope->set_name("slope");
+  slope->set_type(onnx::AttributeProto::FLOAT);
+  slope->set_f(0.2f);
+  onnx::FunctionProto* block = m.Function("custom", "Block", {"x", "b"}, {"y", "unused"});
+  block->add_attribute("s");
+  FunctionNode(block, "Add", {"x", "b"}, {"t"}, "add");
+  SetRef(FunctionNode(block, "Act", {"t"}, {"y"}, "act"), "slope", onnx::AttributeProto::FLOAT, "s")
+      ->set_domain("custom");
+  FunctionNode(block, "Neg", {"t"}, {"unused"});
+  m.Input("x", kFloat, {"N", 4});
+  m.Initializer(Tensor::from_vector<float>({4}, {1, -1, 2, -2}), "b");
+  SetFloat(m.Node("Block", {"x", "b"}, {"h"}, "first"), "s", 0.5f)->set_domain("custom");
+  m.Node("Block", {"h", "b"}, {"y"})->set_domain("custom");
+  m.Output("y", kFloat, {"N", 4});
+  return m;
+}
 
 // Loads `bytes`; if that works, runs the graph on ones (symbols bound to 1).
 // Returns false (with a message) only for an error that is not a loom::Error.
@@ -149,6 +176,87 @@ TEST(OnnxRobustness, HostileFieldValuesFailCleanly) {
             ->mutable_dim(1)
             ->set_dim_value(value);
         break;
+    }
+    EXPECT_TRUE(LoadsOrFailsCleanly(m.Serialize(), &loaded)) << "seed " << seed;
+  }
+  EXPECT_GT(loaded, 0);
+}
+
+TEST(OnnxRobustness, FunctionModelCorruptionFailsCleanly) {
+  const std::string original = FunctionTestModel().Serialize();
+  EXPECT_TRUE(LoadsOrFailsCleanly(original));
+  for (size_t n = 0; n < original.size(); ++n) {
+    EXPECT_TRUE(LoadsOrFailsCleanly(original.substr(0, n))) << "prefix of " << n << " bytes";
+  }
+  int loaded = 0;
+  for (uint32_t seed = 0; seed < 2000; ++seed) {
+    std::mt19937 rng(seed);
+    std::string bytes = original;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int i = 0; i < flips; ++i) {
+      const size_t at = rng() % bytes.size();
+      bytes[at] = static_cast<char>(rng());
+    }
+    EXPECT_TRUE(LoadsOrFailsCleanly(bytes, &loaded)) << "seed " << seed;
+  }
+  EXPECT_GT(loaded, 50) << loaded;
+}
+
+TEST(OnnxRobustness, HostileFunctionEditsFailCleanly) {
+  // Well-formed protobuf whose functions are rewired at random: names that
+  // dangle or collide, calls that recurse or pass too many values,
+  // references to attributes that do not exist, odd opsets.
+  const std::vector<std::string> kNames = {"",       "x",   "y",   "t",     "b",     "h",
+                                           "unused", "zzz", "Act", "Block", "first", "first/t"};
+  const std::vector<std::string> kOps = {"Act", "Block", "Relu", "Nothing"};
+  const int64_t kOpsets[] = {-1, 0, 1, 7, 12, 13, 14, 18, 24, 25, int64_t{1} << 40};
+  int loaded = 0;
+  for (uint32_t seed = 0; seed < 2000; ++seed) {
+    std::mt19937 rng(seed);
+    TestModel m = FunctionTestModel();
+    const auto pick = [&](const auto& options) { return options[rng() % std::size(options)]; };
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      onnx::FunctionProto* f = m.proto().mutable_functions(static_cast<int>(rng() % 2));
+      onnx::NodeProto* body = f->mutable_node(static_cast<int>(rng() % f->node_size()));
+      onnx::NodeProto* call = m.graph().mutable_node(static_cast<int>(rng() % 2));
+      switch (rng() % 8) {
+        case 0:
+          if (body->input_size() > 0) body->set_input(0, pick(kNames));
+          break;
+        case 1:
+          body->set_output(0, pick(kNames));
+          break;
+        case 2:  // a call of another function (maybe the enclosing one)
+          body->set_op_type(pick(kOps));
+          body->set_domain("custom");
+          break;
+        case 3:
+          call->set_op_type(pick(kOps));
+          break;
+        case 4:
+          if (rng() % 2) {
+            call->add_input(pick(kNames));
+          } else {
+            call->add_output(pick(kNames));
+          }
+          break;
+        case 5:
+          if (rng() % 2) {
+            f->set_input(0, pick(kNames));
+          } else {
+            f->set_output(0, pick(kNames));
+          }
+          break;
+        case 6:  // a reference to some attribute, of some type
+          for (onnx::AttributeProto& a : *body->mutable_attribute()) {
+            a.set_ref_attr_name(pick(kNames));
+            a.set_type(rng() % 2 ? onnx::AttributeProto::INT : onnx::AttributeProto::FLOAT);
+          }
+          break;
+        case 7:
+          f->mutable_opset_import(0)->set_version(pick(kOpsets));
+          break;
+      }
     }
     EXPECT_TRUE(LoadsOrFailsCleanly(m.Serialize(), &loaded)) << "seed " << seed;
   }

@@ -1,5 +1,7 @@
 #include "onnx/testing/test_model.h"
 
+#include <algorithm>
+
 #include "loom/errors.h"
 #include "onnx/tensor_proto.h"
 
@@ -71,6 +73,43 @@ onnx::NodeProto* TestModel::Node(const std::string& op, const std::vector<std::s
   return node;
 }
 
+onnx::FunctionProto* TestModel::Function(const std::string& domain, const std::string& name,
+                                         const std::vector<std::string>& inputs,
+                                         const std::vector<std::string>& outputs, int opset) {
+  const bool imported = domain.empty() || domain == "ai.onnx" ||
+                        std::any_of(model_.opset_import().begin(), model_.opset_import().end(),
+                                    [&](const onnx::OperatorSetIdProto& import) {
+                                      return import.domain() == domain;
+                                    });
+  if (!imported) {
+    onnx::OperatorSetIdProto* import = model_.add_opset_import();
+    import->set_domain(domain);
+    import->set_version(1);
+  }
+  onnx::FunctionProto* function = model_.add_functions();
+  function->set_domain(domain);
+  function->set_name(name);
+  for (const std::string& input : inputs) function->add_input(input);
+  for (const std::string& output : outputs) function->add_output(output);
+  if (opset > 0) {
+    onnx::OperatorSetIdProto* import = function->add_opset_import();
+    import->set_domain("");
+    import->set_version(opset);
+  }
+  return function;
+}
+
+onnx::NodeProto* FunctionNode(onnx::FunctionProto* function, const std::string& op,
+                              const std::vector<std::string>& inputs,
+                              const std::vector<std::string>& outputs, const std::string& name) {
+  onnx::NodeProto* node = function->add_node();
+  node->set_op_type(op);
+  if (!name.empty()) node->set_name(name);
+  for (const std::string& input : inputs) node->add_input(input);
+  for (const std::string& output : outputs) node->add_output(output);
+  return node;
+}
+
 std::string TestModel::Serialize() const {
   std::string bytes;
   if (!model_.SerializeToString(&bytes)) throw RuntimeError("TestModel: serialization failed");
@@ -116,6 +155,12 @@ onnx::NodeProto* SetStrings(onnx::NodeProto* node, const std::string& name,
 
 onnx::NodeProto* SetTensor(onnx::NodeProto* node, const std::string& name, const Tensor& value) {
   *Add(node, name, onnx::AttributeProto::TENSOR)->mutable_t() = TensorToProto(value, "");
+  return node;
+}
+
+onnx::NodeProto* SetRef(onnx::NodeProto* node, const std::string& name,
+                        onnx::AttributeProto::AttributeType type, const std::string& ref) {
+  Add(node, name, type)->set_ref_attr_name(ref);
   return node;
 }
 

@@ -42,6 +42,14 @@ class TestModel {
   onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "");
 
+  // Adds a model-local function `domain`::`name` (importing `domain` at
+  // version 1 into the model if it is not the default one) whose body
+  // imports the default domain at `opset` (0: no import). Add its nodes with
+  // FunctionNode; returns the proto to edit.
+  onnx::FunctionProto* Function(const std::string& domain, const std::string& name,
+                                const std::vector<std::string>& inputs,
+                                const std::vector<std::string>& outputs, int opset = 13);
+
   onnx::ModelProto& proto() { return model_; }
   onnx::GraphProto& graph() { return *model_.mutable_graph(); }
   std::string Serialize() const;
@@ -49,6 +57,12 @@ class TestModel {
  private:
   onnx::ModelProto model_;
 };
+
+// Appends a node to a function's body (empty name: none set).
+onnx::NodeProto* FunctionNode(onnx::FunctionProto* function, const std::string& op,
+                              const std::vector<std::string>& inputs,
+                              const std::vector<std::string>& outputs,
+                              const std::string& name = "");
 
 // Attribute setters; each returns the node for chaining.
 onnx::NodeProto* SetInt(onnx::NodeProto* node, const std::string& name, int64_t value);
@@ -62,6 +76,10 @@ onnx::NodeProto* SetFloats(onnx::NodeProto* node, const std::string& name,
 onnx::NodeProto* SetStrings(onnx::NodeProto* node, const std::string& name,
                             const std::vector<std::string>& values);
 onnx::NodeProto* SetTensor(onnx::NodeProto* node, const std::string& name, const Tensor& value);
+// An attribute `name` of `type` that refers to the enclosing function's
+// attribute `ref` (AttributeProto.ref_attr_name).
+onnx::NodeProto* SetRef(onnx::NodeProto* node, const std::string& name,
+                        onnx::AttributeProto::AttributeType type, const std::string& ref);
 
 // The float32 elements of `tensor` (which must be float32).
 std::vector<float> Values(const Tensor& tensor);
