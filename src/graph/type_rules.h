@@ -190,6 +190,10 @@ SymbolicShape UnknownDims(const NodeTypeContext& ctx, size_t rank);
 std::vector<TensorType> InferUnary(const NodeTypeContext& ctx);
 std::vector<TensorType> InferClip(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCast(const NodeTypeContext& ctx);
+// CastLike(input, target_type): input's shape, target_type's dtype.
+std::vector<TensorType> InferCastLike(const NodeTypeContext& ctx);
+// IsNaN, IsInf: input's shape, bool.
+std::vector<TensorType> InferIsNaNOrInf(const NodeTypeContext& ctx);
 std::vector<TensorType> InferArithmetic(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMod(const NodeTypeContext& ctx);
 std::vector<TensorType> InferPow(const NodeTypeContext& ctx);

@@ -3,6 +3,7 @@
 # shape_ops_transpose.cc).
 add_library(loom_kernels_shape_ops STATIC
   shape_ops_cast.cc
+  shape_ops_cast_like.cc
   shape_ops_concat_split.cc
   shape_ops_constant.cc
   shape_ops_expand_tile.cc
@@ -19,6 +20,7 @@ target_link_libraries(loom_kernels_shape_ops PUBLIC loom_kernels_core PRIVATE lo
 loom_add_test(NAME loom_kernels_shape_ops_test
   SOURCES
     shape_ops_cast_test.cc
+    shape_ops_cast_like_test.cc
     shape_ops_concat_split_test.cc
     shape_ops_constant_test.cc
     shape_ops_expand_tile_test.cc

@@ -107,6 +107,10 @@ std::vector<Tensor> TileKernel(const KernelContext& ctx, const Attributes& attrs
 // - float64 -> float16 rounds through float32 (two roundings).
 std::vector<Tensor> CastKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
+// CastLike(input, target_type): Cast to target_type's dtype
+// (shape_ops_cast_like.cc).
+std::vector<Tensor> CastLikeKernel(const KernelContext& ctx, const Attributes& attrs,
+                                   KernelInputs inputs);
 
 // ---- shapes and constants (shape_ops_constant.cc) ----
 

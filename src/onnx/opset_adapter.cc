@@ -11,7 +11,6 @@
 namespace loom::onnx_import {
 namespace {
 
-
 // Moves attribute `name` (ints) of node `index` into input slot 1 as an
 // int64 initializer. A node that already has input 1 keeps it (the input
 // wins in the kernels too) and the attribute is dropped.
@@ -108,8 +107,8 @@ void DropSpatialOne(OpsetAdapter& adapter, size_t index) {
 
 // Dropout at inference is the identity. From version 12 the mode is input
 // 2 (training_mode); it must be absent or a constant false, since training
-// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when used, is all true: a
-// bool ConstantOfShape (version 10 on; before, the mask had the input's
+// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when
+// used, is all true: a bool ConstantOfShape (version 10 on; before, the mask had the input's
 // element type, which the importer does not know).
 void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
   Node& node = adapter.node(index);
@@ -156,11 +155,12 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
   }
   const std::string shape = adapter.FreshValueName(*mask + "/shape");
   adapter.AddNode(Node{adapter.FreshNodeName(name + "/shape"), "Shape", {x}, {shape}, {}});
-  adapter.AddNode(Node{adapter.FreshNodeName(name + "/mask"),
-                       "ConstantOfShape",
-                       {shape},
-                       {*mask},
-                       Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/mask"),
+           "ConstantOfShape",
+           {shape},
+           {*mask},
+           Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
 }
 
 // Swish(x) = x * sigmoid(alpha * x); with alpha = 1 (the default) that is
@@ -213,9 +213,9 @@ void LegacyBroadcast(OpsetAdapter& adapter, size_t index) {
   const int64_t start = *axis < 0 ? *axis + rank_a : *axis;
   const int64_t trailing = rank_a - start - rank_b;
   if (start < 0 || trailing < 0) {
-    throw InvalidArgumentError(where + ": axis " + std::to_string(*axis) + " does not fit B (rank " +
-                               std::to_string(rank_b) + ") into A (rank " + std::to_string(rank_a) +
-                               ")");
+    throw InvalidArgumentError(where + ": axis " + std::to_string(*axis) +
+                               " does not fit B (rank " + std::to_string(rank_b) +
+                               ") into A (rank " + std::to_string(rank_a) + ")");
   }
   if (trailing == 0) return;
   const std::string b = node.inputs[1];
@@ -232,7 +232,8 @@ void LegacyBroadcast(OpsetAdapter& adapter, size_t index) {
   const std::string axes_name = adapter.AddInt64Constant(name + "/align_axes", axes);
   const std::string aligned = adapter.FreshValueName(b + "/aligned");
   adapter.node(index).inputs[1] = aligned;
-  adapter.AddNode(Node{adapter.FreshNodeName(name + "/align"), "Unsqueeze", {b, axes_name}, {aligned}, {}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/align"), "Unsqueeze", {b, axes_name}, {aligned}, {}});
 }
 
 // Gemm-6's `broadcast` = 1 broadcast C as version 7 always does; 0 required
@@ -273,6 +274,8 @@ constexpr std::string_view kConverted = "turned into an initializer by the impor
 // Sorted by op (a test checks); rows of one op in version order.
 constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Abs", 6, 13, nullptr, kTypesOnly},
+    {"Acos", 7, 22, nullptr, kTypesOnly},
+    {"Acosh", 9, 22, nullptr, kTypesOnly},
     {"Add", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Add", 7, 14, nullptr, kTypesOnly},
     {"And", 7, 7, nullptr, kNewest},
@@ -280,6 +283,10 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
     {"ArgMin", 1, 13, nullptr,
      "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
+    {"Asin", 7, 22, nullptr, kTypesOnly},
+    {"Asinh", 9, 22, nullptr, kTypesOnly},
+    {"Atan", 7, 22, nullptr, kTypesOnly},
+    {"Atanh", 9, 22, nullptr, kTypesOnly},
     {"AveragePool", 1, 22, nullptr,
      "count_include_pad from 7 (default 0: version 1's behaviour), ceil_mode 10, dilations 19"},
     {"BatchNormalization", 6, 6, BatchNorm6ToNewest,
@@ -291,16 +298,22 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Cast", 6, 24, nullptr,
      "string types from 9; saturate (19) and round_mode (24) concern only float8 types, which "
      "Loom does not have"},
+    {"CastLike", 15, 24, nullptr,
+     "as Cast: saturate (19) and round_mode (24) concern only float8 types"},
     {"Ceil", 6, 13, nullptr, kTypesOnly},
+    {"Celu", 12, 12, nullptr, kNewest},
     {"Clip", 6, 6, nullptr, kAttributeBounds},
     {"Clip", 11, 13, nullptr, "integer types from 12"},
     {"Concat", 4, 13, nullptr, kNegativeAxes},
     {"Constant", 1, 24, nullptr, kConverted},
     {"ConstantOfShape", 9, 24, nullptr, kTypesOnly},
     {"Conv", 1, 22, nullptr, kTypesOnly},
+    {"Cos", 7, 22, nullptr, kTypesOnly},
+    {"Cosh", 9, 22, nullptr, kTypesOnly},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Div", 7, 14, nullptr, kTypesOnly},
     {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
+    {"Elu", 6, 22, nullptr, kTypesOnly},
     {"Equal", 7, 19, nullptr, kTypesOnly},
     {"Erf", 9, 13, nullptr, kTypesOnly},
     {"Exp", 6, 13, nullptr, kTypesOnly},
@@ -320,6 +333,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"HardSwish", 14, 22, nullptr, kTypesOnly},
     {"Identity", 1, 24, nullptr, "sequence and optional types from 14/16; types"},
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
+    {"IsInf", 10, 20, nullptr, kTypesOnly},
+    {"IsNaN", 9, 20, nullptr, kTypesOnly},
     {"LayerNormalization", 17, 17, nullptr, kNewest},
     {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
     {"Less", 7, 13, nullptr, kTypesOnly},
@@ -332,6 +347,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
     {"Min", 6, 13, nullptr, kNoBroadcast},
+    {"Mish", 18, 22, nullptr, kTypesOnly},
     {"Mod", 10, 13, nullptr, kTypesOnly},
     {"Mul", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Mul", 7, 14, nullptr, kTypesOnly},
@@ -364,18 +380,26 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"ReduceSumSquare", 18, 18, nullptr, kNewest},
     {"Relu", 6, 14, nullptr, kTypesOnly},
     {"Reshape", 5, 24, nullptr, "allowzero from 14 (default 0: the older behaviour); types"},
+    {"Round", 11, 22, nullptr, kTypesOnly},
+    {"Selu", 6, 22, nullptr, kTypesOnly},
     {"Shape", 1, 24, nullptr, "start/end from 15 (defaults: the whole shape); types"},
+    {"Shrink", 9, 9, nullptr, kNewest},
     {"Sigmoid", 6, 13, nullptr, kTypesOnly},
     {"Sign", 9, 13, nullptr, kTypesOnly},
+    {"Sin", 7, 22, nullptr, kTypesOnly},
+    {"Sinh", 9, 22, nullptr, kTypesOnly},
     {"Size", 1, 24, nullptr, kTypesOnly},
     {"Slice", 1, 1, nullptr, kAttributeBounds},
     {"Slice", 10, 13, nullptr, "negative steps and clamping defined from 10/11; types"},
     {"Softmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"Softmax", 13, 13, nullptr, kNewest},
+    {"Softplus", 1, 22, nullptr, kTypesOnly},
+    {"Softsign", 1, 22, nullptr, kTypesOnly},
     {"Split", 2, 11, SplitToInputAndCount,
      "split sizes are an attribute until 13: moved to input 1; equal parts counted by outputs "
      "until 18 (num_outputs)"},
-    {"Split", 13, 13, SplitCountToAttribute, "equal parts counted by outputs until 18 (num_outputs)"},
+    {"Split", 13, 13, SplitCountToAttribute,
+     "equal parts counted by outputs until 18 (num_outputs)"},
     {"Split", 18, 18, nullptr, kNewest},
     {"Sqrt", 6, 13, nullptr, kTypesOnly},
     {"Squeeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
@@ -384,7 +408,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Sub", 7, 14, nullptr, kTypesOnly},
     {"Sum", 6, 13, nullptr, kNoBroadcast},
     {"Swish", 24, 24, SwishToSilu, "alpha = 1 (the default) is Silu; other values are refused"},
+    {"Tan", 7, 22, nullptr, kTypesOnly},
     {"Tanh", 6, 13, nullptr, kTypesOnly},
+    {"ThresholdedRelu", 10, 22, nullptr, kTypesOnly},
     {"Tile", 6, 13, nullptr, kTypesOnly},
     {"Transpose", 1, 24, nullptr, kTypesOnly},
     {"Unsqueeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
@@ -430,8 +456,8 @@ void CheckOpVersions(const std::vector<std::string>& op_types, int opset) {
       }
       problem = op + " version " + std::to_string(*version) + " (opset " + std::to_string(opset) +
                 "): not supported" +
-                (oldest ? "; Loom reads it from version " + std::to_string(oldest) +
-                              " (opset " + std::to_string(std::max(oldest, 7)) + " or later)"
+                (oldest ? "; Loom reads it from version " + std::to_string(oldest) + " (opset " +
+                              std::to_string(std::max(oldest, 7)) + " or later)"
                         : "");
     } else if (rule->refused) {
       problem = op + " version " + std::to_string(*version) + ": " + std::string(rule->difference);
