@@ -9,6 +9,7 @@ target_sources(loom_graph PRIVATE
   type_rules_elementwise.cc
   type_rules_nn.cc
   type_rules_reduce.cc
+  type_rules_resize.cc
   type_rules_shape_ops.cc
 )
 

@@ -236,6 +236,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"ReduceSumSquare", InferReduce},
     {"Relu", InferUnary},
     {"Reshape", InferReshape},
+    {"Resize", InferResize},
     {"Round", InferUnary},
     {"Selu", InferUnary},
     {"Shape", InferShape},

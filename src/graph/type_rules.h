@@ -201,6 +201,9 @@ std::vector<TensorType> InferComparison(const NodeTypeContext& ctx);
 std::vector<TensorType> InferVariadic(const NodeTypeContext& ctx);
 std::vector<TensorType> InferWhere(const NodeTypeContext& ctx);
 
+// type_rules_resize.cc
+std::vector<TensorType> InferResize(const NodeTypeContext& ctx);
+
 // type_rules_conv_pool.cc
 std::vector<TensorType> InferConv(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMaxPool(const NodeTypeContext& ctx);

@@ -13,6 +13,7 @@
 #include "kernels/normalization.h"
 #include "kernels/pool.h"
 #include "kernels/reduce.h"
+#include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
 #include "loom/errors.h"
 
@@ -129,6 +130,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"ReduceSumSquare", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceSumSquareKernel},
     {"Relu", kNumeric, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
+    {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
     {"Round", kFloats, kPortable, RoundKernel},
     {"Selu", kFloats, kPortable, SeluKernel},
     {"Shape", kAll, kPortable, ShapeKernel},

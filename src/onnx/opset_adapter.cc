@@ -249,6 +249,40 @@ void BatchNorm6ToNewest(OpsetAdapter& adapter, size_t index) {
   DropSpatialOne(adapter, index);
 }
 
+// Resize-10 and Upsample-7/9 take the scales as input 1 (Upsample-7: an
+// attribute) and define no coordinate mapping beyond "output = floor(input
+// * scale)"; ONNX Runtime maps them as asymmetric coordinates with its
+// legacy nearest rounding (truncate, or round up when downsampling), which
+// the kernel has as nearest_mode "simple". Both become Resize-19 nodes.
+void LegacyResize(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  const std::string where = "node '" + node.name + "' (" + node.op_type + ")";
+  if (node.inputs.empty() || node.inputs[0].empty()) {
+    throw InvalidArgumentError(where + ": expected input 'X'");
+  }
+  std::string scales;
+  if (auto it = node.attributes.find("scales"); it != node.attributes.end()) {
+    if (!std::holds_alternative<std::vector<float>>(it->second)) {
+      throw InvalidArgumentError(where + ": attribute 'scales' must be a list of floats");
+    }
+    const std::vector<float> values = std::get<std::vector<float>>(it->second);
+    node.attributes.erase(it);
+    const std::string name = node.name;
+    scales = adapter.AddConstant(
+        name + "/scales",
+        Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values));
+  } else if (node.inputs.size() >= 2 && !node.inputs[1].empty()) {
+    scales = node.inputs[1];
+  } else {
+    throw InvalidArgumentError(where + ": expected the scales (input 1)");
+  }
+  Node& same = adapter.node(index);
+  same.op_type = "Resize";
+  same.inputs = {same.inputs[0], "", scales};
+  same.attributes["coordinate_transformation_mode"] = std::string("asymmetric");
+  same.attributes["nearest_mode"] = std::string("simple");
+}
+
 // Differences shared by many rows.
 constexpr std::string_view kTypesOnly =
     "later versions only add element types (the kernel's dtypes are checked at load)";
@@ -380,6 +414,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"ReduceSumSquare", 18, 18, nullptr, kNewest},
     {"Relu", 6, 14, nullptr, kTypesOnly},
     {"Reshape", 5, 24, nullptr, "allowzero from 14 (default 0: the older behaviour); types"},
+    {"Resize", 10, 10, LegacyResize,
+     "scales as input 1, no coordinate mode: asymmetric with the legacy nearest rounding"},
+    {"Resize", 11, 19, nullptr,
+     "roi/scales optional from 13; antialias, axes and keep_aspect_ratio_policy (defaults: the "
+     "older behaviour) from 18; half_pixel_symmetric from 19; tf_half_pixel_for_nn (11 only) is "
+     "supported"},
     {"Round", 11, 22, nullptr, kTypesOnly},
     {"Selu", 6, 22, nullptr, kTypesOnly},
     {"Shape", 1, 24, nullptr, "start/end from 15 (defaults: the whole shape); types"},
@@ -415,12 +455,15 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Transpose", 1, 24, nullptr, kTypesOnly},
     {"Unsqueeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
     {"Unsqueeze", 13, 24, nullptr, kTypesOnly},
+    {"Upsample", 7, 10, LegacyResize,
+     "Resize with asymmetric coordinates and the legacy nearest rounding (scales an attribute at "
+     "7, input 1 from 9; 10 only deprecates it)"},
     {"Where", 9, 16, nullptr, kTypesOnly},
     {"Xor", 7, 7, nullptr, kNewest},
 });
 
 // Ops the rules replace by others, with no kernel of their own.
-constexpr auto kReplacedOps = std::to_array<std::string_view>({"Dropout", "Swish"});
+constexpr auto kReplacedOps = std::to_array<std::string_view>({"Dropout", "Swish", "Upsample"});
 
 }  // namespace
 
