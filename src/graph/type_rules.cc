@@ -170,6 +170,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"Constant", InferConstant},
     {"ConstantOfShape", InferConstantOfShape},
     {"Conv", InferConv},
+    {"ConvTranspose", InferConvTranspose},
     {"Cos", InferUnary},
     {"Cosh", InferUnary},
     {"Div", InferArithmetic},

@@ -201,8 +201,10 @@ std::vector<TensorType> InferComparison(const NodeTypeContext& ctx);
 std::vector<TensorType> InferVariadic(const NodeTypeContext& ctx);
 std::vector<TensorType> InferWhere(const NodeTypeContext& ctx);
 
-// type_rules_resize.cc
+// type_rules_resize.cc (Resize and ConvTranspose: output sizes from the
+// kernels' own formulas)
 std::vector<TensorType> InferResize(const NodeTypeContext& ctx);
+std::vector<TensorType> InferConvTranspose(const NodeTypeContext& ctx);
 
 // type_rules_conv_pool.cc
 std::vector<TensorType> InferConv(const NodeTypeContext& ctx);

@@ -1,9 +1,11 @@
-// Resize's type rule: X's dtype; the output shape from constant scales or
-// sizes by the kernel's own formula (kernels/resize/resize_geometry.h), and
-// fresh symbols for the resized axes when they are not constant or X's
-// dims are symbolic.
+// Type rules whose output sizes come from the kernels' own formulas:
+// Resize (constant scales or sizes, kernels/resize/resize_geometry.h) and
+// ConvTranspose (ResolveConvTransposeGeometry). Fresh symbols where the
+// sizes are not known before running.
 #include "graph/type_rules.h"
+#include "kernels/conv_transpose.h"
 #include "kernels/resize/resize_geometry.h"
+#include "loom/errors.h"
 
 namespace loom::graph {
 
@@ -47,6 +49,45 @@ std::vector<TensorType> InferResize(const NodeTypeContext& ctx) {
     return {TensorType{dtype, out}};
   }
   for (int d : axes) out[d] = ctx.UnknownDim();
+  return {TensorType{dtype, out}};
+}
+
+// ConvTranspose(X [N, C, ...], W [C, M/group, k...], B? [M]).
+std::vector<TensorType> InferConvTranspose(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckSameDType(1, 0);
+  ctx.CheckSameDType(2, 0);
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  const std::optional<SymbolicShape>& w = ctx.input_shape(1);
+  if (!x || !w) return {TensorType{dtype, std::nullopt}};
+  if (x->size() < 3 || w->size() != x->size()) {
+    ctx.Fail("X and W must have the same rank, at least 3");
+  }
+  const size_t rank = x->size() - 2;
+  SymbolicShape out = {(*x)[0], ctx.UnknownDim()};
+  const Dim& per_group = (*w)[1];
+  if (per_group.is_known()) out[1] = per_group.size() * ctx.GetInt("group", 1);
+  std::vector<int64_t> input, kernel;
+  bool known = true;
+  for (size_t a = 0; a < rank; ++a) {
+    known = known && (*x)[a + 2].is_known() && (*w)[a + 2].is_known();
+    input.push_back((*x)[a + 2].size());
+    kernel.push_back((*w)[a + 2].size());
+  }
+  if (!known) {
+    for (size_t a = 0; a < rank; ++a) out.push_back(ctx.UnknownDim());
+    return {TensorType{dtype, out}};
+  }
+  kernels::Attributes attrs;
+  for (const auto& [name, value] : ctx.node().attributes) attrs.set(name, value);
+  try {
+    const kernels::ConvTransposeGeometry g =
+        kernels::ResolveConvTransposeGeometry(attrs, input, kernel);
+    for (int64_t o : g.output) out.push_back(o);
+  } catch (const InvalidArgumentError& e) {
+    ctx.Fail(e.what());
+  }
   return {TensorType{dtype, out}};
 }
 

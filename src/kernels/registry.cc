@@ -6,6 +6,7 @@
 
 #include "kernels/attention/attention.h"
 #include "kernels/conv.h"
+#include "kernels/conv_transpose.h"
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_math.h"
 #include "kernels/matmul.h"
@@ -60,6 +61,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Constant", kAll, kPortable, ConstantKernel},
     {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
     {"Conv", kF32, kAllIsas, ConvKernel, PrepareConv},
+    {"ConvTranspose", kF32, kAllIsas, ConvTransposeKernel},
     {"Cos", kFloats, kPortable, CosKernel},
     {"Cosh", kFloats, kPortable, CoshKernel},
     {"Div", kNumeric, kPortable, DivKernel},

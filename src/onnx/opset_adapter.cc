@@ -342,6 +342,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Constant", 1, 24, nullptr, kConverted},
     {"ConstantOfShape", 9, 24, nullptr, kTypesOnly},
     {"Conv", 1, 22, nullptr, kTypesOnly},
+    {"ConvTranspose", 1, 22, nullptr,
+     "auto_pad and output_shape clarified at 11 (the kernel follows ONNX's reference); types at "
+     "22"},
     {"Cos", 7, 22, nullptr, kTypesOnly},
     {"Cosh", 9, 22, nullptr, kTypesOnly},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
