@@ -4,14 +4,18 @@
 //
 // Every kernel follows the calling convention of op_kernel.h and works for
 // every Loom dtype: data is moved by element size (1, 2, 4 or 8 bytes), never
-// per dtype, except Cast, Range and the constant value of Pad.
+// per dtype, except Cast, Range, the constant value of Pad, the values
+// NonZero tests, OneHot reads and EyeLike writes, and the ScatterND /
+// ScatterElements reductions.
 //
 // Views: Reshape, Flatten, Squeeze, Unsqueeze and Identity return tensors
 // that share the input's storage (Tensor::reshape); no element is copied.
 //
 // Exactness: every kernel here only moves or converts elements, and each
 // output element is written by exactly one thread from a fixed source, so
-// all results are bit-exact across thread counts and ISA levels.
+// all results are bit-exact across thread counts and ISA levels. The
+// scatter reductions combine into a target in the serial order of the
+// updates, on one thread per target, which keeps them bit-exact too.
 //
 // Parallelism: large copies are split with threading::ParallelFor over
 // independent output rows or blocks; small tensors run inline on the caller.
@@ -19,8 +23,8 @@
 // Errors: loom::InvalidArgumentError whose message starts with the op name,
 // names the input or attribute and gives expected vs. actual. Index
 // arguments (axes, starts, indices, pads, repeats, shapes) may be int32 or
-// int64 unless noted; out-of-range gather indices are an error, never an
-// out-of-bounds read.
+// int64 unless noted; out-of-range gather and scatter indices are an error,
+// never an out-of-bounds access.
 //
 // Thread safety: stateless functions; concurrent calls are safe.
 #pragma once
