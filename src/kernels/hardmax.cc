@@ -38,38 +38,37 @@ void HardmaxLines(const KernelContext& ctx, const T* x, T* y, int64_t outer, int
   const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
   // Serial loop replaced: for each (o, column block): for each column c,
   // best = the first maximum of x[o, :, c]; y[o, :, c] = 0 but y[o, best, c] = 1.
-  threading::ParallelFor(
-      ctx.pool, outer * blocks,
-      static_cast<double>(n * std::min(inner, kColumnBlock)) * kCostPerElementNs,
-      [&](int64_t begin, int64_t end) {
-        const auto block = static_cast<size_t>(std::min(inner, kColumnBlock));
-        std::vector<K> best(block);
-        std::vector<int64_t> where(block);
-        for (int64_t unit = begin; unit < end; ++unit) {
-          const int64_t o = unit / blocks;
-          const int64_t c0 = unit % blocks * kColumnBlock;
-          const int64_t width = std::min(kColumnBlock, inner - c0);
-          const T* in = x + o * n * inner + c0;
-          T* out = y + o * n * inner + c0;
-          for (int64_t c = 0; c < width; ++c) best[c] = static_cast<K>(in[c]);
-          std::fill(where.begin(), where.begin() + width, int64_t{0});
-          for (int64_t i = 1; i < n; ++i) {
-            const T* line = in + i * inner;
-            for (int64_t c = 0; c < width; ++c) {
-              const K v = static_cast<K>(line[c]);
-              if (Better(v, best[c])) {
-                best[c] = v;
-                where[c] = i;
-              }
-            }
-          }
-          for (int64_t i = 0; i < n; ++i) {
-            std::memset(static_cast<void*>(out + i * inner), 0,
-                        static_cast<size_t>(width) * sizeof(T));
-          }
-          for (int64_t c = 0; c < width; ++c) out[where[c] * inner + c] = one;
-        }
-      });
+  threading::ParallelFor(ctx.pool, outer * blocks,
+                         static_cast<double>(n * std::min(inner, kColumnBlock)) * kCostPerElementNs,
+                         [&](int64_t begin, int64_t end) {
+                           const auto block = static_cast<size_t>(std::min(inner, kColumnBlock));
+                           std::vector<K> best(block);
+                           std::vector<int64_t> where(block);
+                           for (int64_t unit = begin; unit < end; ++unit) {
+                             const int64_t o = unit / blocks;
+                             const int64_t c0 = unit % blocks * kColumnBlock;
+                             const int64_t width = std::min(kColumnBlock, inner - c0);
+                             const T* in = x + o * n * inner + c0;
+                             T* out = y + o * n * inner + c0;
+                             for (int64_t c = 0; c < width; ++c) best[c] = static_cast<K>(in[c]);
+                             std::fill(where.begin(), where.begin() + width, int64_t{0});
+                             for (int64_t i = 1; i < n; ++i) {
+                               const T* line = in + i * inner;
+                               for (int64_t c = 0; c < width; ++c) {
+                                 const K v = static_cast<K>(line[c]);
+                                 if (Better(v, best[c])) {
+                                   best[c] = v;
+                                   where[c] = i;
+                                 }
+                               }
+                             }
+                             for (int64_t i = 0; i < n; ++i) {
+                               std::memset(static_cast<void*>(out + i * inner), 0,
+                                           static_cast<size_t>(width) * sizeof(T));
+                             }
+                             for (int64_t c = 0; c < width; ++c) out[where[c] * inner + c] = one;
+                           }
+                         });
 }
 
 }  // namespace

@@ -32,8 +32,7 @@ TEST(Hardmax, AxesAndTies) {
   // Columns [1, 3, 3] and [5, 2, 7]: the first 3 (row 1) and the 7.
   const Tensor x = Floats(Shape({3, 2}), {1, 5, 3, 2, 3, 7});
   for (int64_t axis : {0, -2}) {
-    ExpectEverywhere(HardmaxKernel, Axis(axis), {&x},
-                     {Floats(Shape({3, 2}), {0, 0, 1, 0, 0, 1})});
+    ExpectEverywhere(HardmaxKernel, Axis(axis), {&x}, {Floats(Shape({3, 2}), {0, 0, 1, 0, 0, 1})});
   }
   const Tensor ties = Floats(Shape({1, 3}), {2, 2, 1});
   ExpectEverywhere(HardmaxKernel, {}, {&ties}, {Floats(Shape({1, 3}), {1, 0, 0})});
@@ -47,7 +46,7 @@ TEST(Hardmax, AxesAndTies) {
 TEST(Hardmax, NaNAndInfinities) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  const Tensor x = Floats(Shape({3, 4}), {1, nan, 3, nan,  //
+  const Tensor x = Floats(Shape({3, 4}), {1, nan, 3, nan,          //
                                           -inf, -inf, -inf, -inf,  //
                                           0, inf, 2, inf});
   ExpectEverywhere(HardmaxKernel, {}, {&x},
@@ -57,8 +56,8 @@ TEST(Hardmax, NaNAndInfinities) {
 TEST(Hardmax, Float16Float64AndEmpty) {
   const Float16 o(0.0f), l(1.0f);
   const Tensor half = Tensor::from_vector(
-      Shape({2, 2}), std::vector<Float16>{Float16(-1.0f), Float16(-2.0f), Float16(0.5f),
-                                          Float16(0.75f)});
+      Shape({2, 2}),
+      std::vector<Float16>{Float16(-1.0f), Float16(-2.0f), Float16(0.5f), Float16(0.75f)});
   ExpectEverywhere(HardmaxKernel, {}, {&half},
                    {Tensor::from_vector(Shape({2, 2}), std::vector<Float16>{l, o, o, l})});
   const Tensor d = Tensor::from_vector(Shape({3}), std::vector<double>{0.1, 0.3, 0.2});

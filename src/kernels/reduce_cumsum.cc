@@ -47,33 +47,32 @@ void CumSumLines(const KernelContext& ctx, const T* x, T* y, int64_t outer, int6
   // s along the axis (i = s, or n - 1 - s in reverse):
   //   exclusive: y[o, i, c] = acc; acc += x[o, i, c]
   //   inclusive: acc += x[o, i, c]; y[o, i, c] = acc.
-  threading::ParallelFor(
-      ctx.pool, outer * blocks,
-      static_cast<double>(n * std::min(inner, kColumnBlock)) * kCostPerElementNs,
-      [&](int64_t begin, int64_t end) {
-        std::vector<A> acc(static_cast<size_t>(std::min(inner, kColumnBlock)));
-        for (int64_t unit = begin; unit < end; ++unit) {
-          const int64_t o = unit / blocks;
-          const int64_t c0 = unit % blocks * kColumnBlock;
-          const int64_t width = std::min(kColumnBlock, inner - c0);
-          std::fill(acc.begin(), acc.begin() + width, A{0});
-          for (int64_t s = 0; s < n; ++s) {
-            const int64_t i = reverse ? n - 1 - s : s;
-            const T* in = x + (o * n + i) * inner + c0;
-            T* out = y + (o * n + i) * inner + c0;
-            for (int64_t c = 0; c < width; ++c) {
-              A& sum = acc[static_cast<size_t>(c)];
-              if (exclusive) {
-                out[c] = static_cast<T>(sum);
-                sum = Add(sum, static_cast<A>(in[c]));
-              } else {
-                sum = Add(sum, static_cast<A>(in[c]));
-                out[c] = static_cast<T>(sum);
-              }
-            }
-          }
-        }
-      });
+  threading::ParallelFor(ctx.pool, outer * blocks,
+                         static_cast<double>(n * std::min(inner, kColumnBlock)) * kCostPerElementNs,
+                         [&](int64_t begin, int64_t end) {
+                           std::vector<A> acc(static_cast<size_t>(std::min(inner, kColumnBlock)));
+                           for (int64_t unit = begin; unit < end; ++unit) {
+                             const int64_t o = unit / blocks;
+                             const int64_t c0 = unit % blocks * kColumnBlock;
+                             const int64_t width = std::min(kColumnBlock, inner - c0);
+                             std::fill(acc.begin(), acc.begin() + width, A{0});
+                             for (int64_t s = 0; s < n; ++s) {
+                               const int64_t i = reverse ? n - 1 - s : s;
+                               const T* in = x + (o * n + i) * inner + c0;
+                               T* out = y + (o * n + i) * inner + c0;
+                               for (int64_t c = 0; c < width; ++c) {
+                                 A& sum = acc[static_cast<size_t>(c)];
+                                 if (exclusive) {
+                                   out[c] = static_cast<T>(sum);
+                                   sum = Add(sum, static_cast<A>(in[c]));
+                                 } else {
+                                   sum = Add(sum, static_cast<A>(in[c]));
+                                   out[c] = static_cast<T>(sum);
+                                 }
+                               }
+                             }
+                           }
+                         });
 }
 
 }  // namespace
@@ -87,8 +86,8 @@ std::vector<Tensor> CumSumKernel(const KernelContext& ctx, const Attributes& att
              {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32, DType::kInt64});
   CheckDType(kOp, "axis", axis_input, {DType::kInt32, DType::kInt64});
   if (axis_input.num_elements() != 1 || axis_input.shape().rank() > 1) {
-    ThrowKernelError(kOp, "input 'axis' must hold one value (got shape " +
-                              axis_input.shape().to_string() + ")");
+    ThrowKernelError(
+        kOp, "input 'axis' must hold one value (got shape " + axis_input.shape().to_string() + ")");
   }
   const int rank = x.shape().rank();
   if (rank == 0) ThrowKernelError(kOp, "input 'x' must have rank >= 1 (got shape [])");
@@ -114,16 +113,13 @@ std::vector<Tensor> CumSumKernel(const KernelContext& ctx, const Attributes& att
       CumSumLines(ctx, x.data<double>(), y.data<double>(), outer, n, inner, exclusive, reverse);
       break;
     case DType::kFloat16:
-      CumSumLines(ctx, x.data<Float16>(), y.data<Float16>(), outer, n, inner, exclusive,
-                  reverse);
+      CumSumLines(ctx, x.data<Float16>(), y.data<Float16>(), outer, n, inner, exclusive, reverse);
       break;
     case DType::kInt32:
-      CumSumLines(ctx, x.data<int32_t>(), y.data<int32_t>(), outer, n, inner, exclusive,
-                  reverse);
+      CumSumLines(ctx, x.data<int32_t>(), y.data<int32_t>(), outer, n, inner, exclusive, reverse);
       break;
     case DType::kInt64:
-      CumSumLines(ctx, x.data<int64_t>(), y.data<int64_t>(), outer, n, inner, exclusive,
-                  reverse);
+      CumSumLines(ctx, x.data<int64_t>(), y.data<int64_t>(), outer, n, inner, exclusive, reverse);
       break;
     default:
       break;  // refused by CheckDType above

@@ -67,8 +67,9 @@ TEST(CumSum, IntegersWrapAndFloat16SumsInFloat) {
   // 2048 + 1 is not a float16, but the float32 running sum keeps the 1:
   // outputs 2048, 2048 (2049 rounds to even), 2050.
   const Tensor half = Of<Float16>(Shape({3}), {Float16(2048.0f), Float16(1.0f), Float16(1.0f)});
-  ExpectEverywhere(CumSumKernel, {}, {&half, &axis},
-                   {Of<Float16>(Shape({3}), {Float16(2048.0f), Float16(2048.0f), Float16(2050.0f)})});
+  ExpectEverywhere(
+      CumSumKernel, {}, {&half, &axis},
+      {Of<Float16>(Shape({3}), {Float16(2048.0f), Float16(2048.0f), Float16(2050.0f)})});
 }
 
 TEST(CumSum, EmptyTensors) {

@@ -102,8 +102,8 @@ std::vector<Tensor> TopKKernel(const KernelContext& ctx, const Attributes& attrs
               DType::kInt32, DType::kInt64});
   CheckDType(kOp, "K", k_input, {DType::kInt64});
   if (k_input.num_elements() != 1 || k_input.shape().rank() > 1) {
-    ThrowKernelError(kOp, "input 'K' must hold one value (got shape " +
-                              k_input.shape().to_string() + ")");
+    ThrowKernelError(
+        kOp, "input 'K' must hold one value (got shape " + k_input.shape().to_string() + ")");
   }
   const int rank = x.shape().rank();
   if (rank == 0) ThrowKernelError(kOp, "input 'X' must have rank >= 1 (got shape [])");

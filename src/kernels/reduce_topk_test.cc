@@ -93,9 +93,9 @@ TEST(TopK, EveryDType) {
   ExpectEverywhere(TopKKernel, {}, {&i64, &k2},
                    {Of<int64_t>(Shape({2}), {big, big - 1}), Idx(Shape({2}), {1, 0})});
   const Tensor f16 = Of<Float16>(Shape({3}), {Float16(0.5f), Float16(-2.0f), Float16(1.5f)});
-  ExpectEverywhere(TopKKernel, {}, {&f16, &k2},
-                   {Of<Float16>(Shape({2}), {Float16(1.5f), Float16(0.5f)}),
-                    Idx(Shape({2}), {2, 0})});
+  ExpectEverywhere(
+      TopKKernel, {}, {&f16, &k2},
+      {Of<Float16>(Shape({2}), {Float16(1.5f), Float16(0.5f)}), Idx(Shape({2}), {2, 0})});
   const Tensor f64 = Of<double>(Shape({3}), {0.1, 0.3, 0.2});
   ExpectEverywhere(TopKKernel, Smallest(), {&f64, &k2},
                    {Of<double>(Shape({2}), {0.1, 0.2}), Idx(Shape({2}), {0, 2})});
@@ -107,8 +107,9 @@ TEST(TopK, KZeroKAllAndEmpty) {
   ExpectEverywhere(TopKKernel, {}, {&x, &k0},
                    {Tensor(DType::kFloat32, Shape({2, 0})), Tensor(DType::kInt64, Shape({2, 0}))});
   const Tensor k3 = Of<int64_t>(Shape(), {3});  // a scalar K is read too
-  ExpectEverywhere(TopKKernel, Smallest(), {&x, &k3},
-                   {Floats(Shape({2, 3}), {1, 2, 3, 4, 5, 6}), Idx(Shape({2, 3}), {1, 2, 0, 1, 2, 0})});
+  ExpectEverywhere(
+      TopKKernel, Smallest(), {&x, &k3},
+      {Floats(Shape({2, 3}), {1, 2, 3, 4, 5, 6}), Idx(Shape({2, 3}), {1, 2, 0, 1, 2, 0})});
   const Tensor empty(DType::kFloat32, Shape({0, 3}));
   const Tensor k1 = K(1);
   ExpectEverywhere(TopKKernel, {}, {&empty, &k1},
@@ -176,8 +177,7 @@ TEST(TopK, MatchesAStableSortAtEveryThreadCount) {
         SCOPED_TRACE("axis " + std::to_string(axis) + " k " + std::to_string(k));
         ExpectEverywhere(TopKKernel,
                          Attributes().set("axis", int64_t{axis}).set("largest", int64_t{largest}),
-                         {&x, &kt},
-                         StableSortTopK(x, axis, kt.data<int64_t>()[0], largest));
+                         {&x, &kt}, StableSortTopK(x, axis, kt.data<int64_t>()[0], largest));
       }
     }
   }

@@ -141,9 +141,10 @@ std::vector<Tensor> CompressKernel(const KernelContext& ctx, const Attributes& a
                                    KernelInputs inputs);
 // OneHot(indices, depth, values); attribute axis (default -1, range
 // [-r-1, r]). indices and depth may be any numeric dtype (floats truncate
-// toward zero); depth is one element >= 0; values = [off, on] of any dtype,
-// which the output takes. An index in [-depth, depth) sets one on_value
-// (negatives count from the end); others leave the row off_value.
+// toward zero); depth is one element >= 0; values = [off, on] (shape [2])
+// of any dtype, which the output takes. An index in [-depth, depth) sets
+// one on_value (negatives count from the end); others leave the row
+// off_value.
 std::vector<Tensor> OneHotKernel(const KernelContext& ctx, const Attributes& attrs,
                                  KernelInputs inputs);
 

@@ -23,8 +23,8 @@ Nchw ReadInput(std::string_view op, const Tensor& input, const Attributes& attrs
   if (!attrs.has("blocksize")) ThrowKernelError(op, "attribute 'blocksize' is required");
   *blocksize = attrs.get_int("blocksize");
   if (*blocksize <= 0) {
-    ThrowKernelError(op, "attribute 'blocksize' must be > 0 (got " + std::to_string(*blocksize) +
-                             ")");
+    ThrowKernelError(op,
+                     "attribute 'blocksize' must be > 0 (got " + std::to_string(*blocksize) + ")");
   }
   const std::vector<int64_t>& d = input.shape().dims();
   return {d[0], d[1], d[2], d[3]};
@@ -65,12 +65,8 @@ std::vector<Tensor> DepthToSpaceKernel(const KernelContext& ctx, const Attribute
   const bool dcr = mode == "DCR";
   shape_ops::StridedCopyPlan plan;
   plan.dims = {x.n, c, x.h, bs, x.w, bs};
-  plan.in_strides = {x.c * hw,
-                     (dcr ? 1 : block_area) * hw,
-                     x.w,
-                     (dcr ? bs * c : bs) * hw,
-                     1,
-                     (dcr ? c : 1) * hw};
+  plan.in_strides = {x.c * hw, (dcr ? 1 : block_area) * hw, x.w, (dcr ? bs * c : bs) * hw,
+                     1,        (dcr ? c : 1) * hw};
   const Shape out_shape({x.n, c, shape_ops::CheckedMul(kOp, "the output height", x.h, bs),
                          shape_ops::CheckedMul(kOp, "the output width", x.w, bs)});
   return {Run(ctx, input, out_shape, std::move(plan))};
@@ -94,8 +90,8 @@ std::vector<Tensor> SpaceToDepthKernel(const KernelContext& ctx, const Attribute
   shape_ops::StridedCopyPlan plan;
   plan.dims = {x.n, bs, bs, x.c, h, w};
   plan.in_strides = {x.c * x.h * x.w, x.w, 1, x.h * x.w, bs * x.w, bs};
-  const Shape out_shape({x.n, shape_ops::CheckedMul(kOp, "the output channels", x.c, block_area),
-                         h, w});
+  const Shape out_shape(
+      {x.n, shape_ops::CheckedMul(kOp, "the output channels", x.c, block_area), h, w});
   return {Run(ctx, input, out_shape, std::move(plan))};
 }
 

@@ -35,17 +35,17 @@ Tensor ExampleInput() {
 TEST(DepthToSpace, OnnxExamplesByHand) {
   const Tensor x = ExampleInput();
   // DCR: output channel c, block (i, j) reads input channel (i * 2 + j) * 2 + c.
-  const Tensor dcr = Floats(
-      Shape({1, 2, 4, 6}),
-      {0,  18, 1,  19, 2,  20, 36, 54, 37, 55, 38, 56, 3,  21, 4,  22, 5,  23, 39, 57, 40, 58, 41, 59,
-       9,  27, 10, 28, 11, 29, 45, 63, 46, 64, 47, 65, 12, 30, 13, 31, 14, 32, 48, 66, 49, 67, 50, 68});
+  const Tensor dcr =
+      Floats(Shape({1, 2, 4, 6}), {0,  18, 1,  19, 2,  20, 36, 54, 37, 55, 38, 56, 3,  21, 4,  22,
+                                   5,  23, 39, 57, 40, 58, 41, 59, 9,  27, 10, 28, 11, 29, 45, 63,
+                                   46, 64, 47, 65, 12, 30, 13, 31, 14, 32, 48, 66, 49, 67, 50, 68});
   ExpectEverywhere(DepthToSpaceKernel, Block(2), {&x}, {dcr});
   ExpectEverywhere(DepthToSpaceKernel, Block(2, "DCR"), {&x}, {dcr});
   // CRD: output channel c, block (i, j) reads input channel c * 4 + i * 2 + j.
-  const Tensor crd = Floats(
-      Shape({1, 2, 4, 6}),
-      {0,  9,  1,  10, 2,  11, 18, 27, 19, 28, 20, 29, 3,  12, 4,  13, 5,  14, 21, 30, 22, 31, 23, 32,
-       36, 45, 37, 46, 38, 47, 54, 63, 55, 64, 56, 65, 39, 48, 40, 49, 41, 50, 57, 66, 58, 67, 59, 68});
+  const Tensor crd =
+      Floats(Shape({1, 2, 4, 6}), {0,  9,  1,  10, 2,  11, 18, 27, 19, 28, 20, 29, 3,  12, 4,  13,
+                                   5,  14, 21, 30, 22, 31, 23, 32, 36, 45, 37, 46, 38, 47, 54, 63,
+                                   55, 64, 56, 65, 39, 48, 40, 49, 41, 50, 57, 66, 58, 67, 59, 68});
   ExpectEverywhere(DepthToSpaceKernel, Block(2, "CRD"), {&x}, {crd});
   // blocksize 1 is the identity.
   ExpectEverywhere(DepthToSpaceKernel, Block(1, "CRD"), {&x}, {x});
@@ -55,11 +55,11 @@ TEST(SpaceToDepth, OnnxExampleByHand) {
   std::vector<float> v;
   for (int e = 0; e < 48; ++e) v.push_back(static_cast<float>(e));
   const Tensor x = Floats(Shape({1, 2, 4, 6}), v);
-  ExpectEverywhere(
-      SpaceToDepthKernel, Block(2), {&x},
-      {Floats(Shape({1, 8, 2, 3}),
-              {0, 2, 4, 12, 14, 16, 24, 26, 28, 36, 38, 40, 1, 3, 5, 13, 15, 17, 25, 27, 29, 37, 39, 41,
-               6, 8, 10, 18, 20, 22, 30, 32, 34, 42, 44, 46, 7, 9, 11, 19, 21, 23, 31, 33, 35, 43, 45, 47})});
+  ExpectEverywhere(SpaceToDepthKernel, Block(2), {&x},
+                   {Floats(Shape({1, 8, 2, 3}),
+                           {0,  2,  4,  12, 14, 16, 24, 26, 28, 36, 38, 40, 1,  3,  5,  13,
+                            15, 17, 25, 27, 29, 37, 39, 41, 6,  8,  10, 18, 20, 22, 30, 32,
+                            34, 42, 44, 46, 7,  9,  11, 19, 21, 23, 31, 33, 35, 43, 45, 47})});
 }
 
 TEST(SpaceToDepth, InvertsDepthToSpaceDcr) {
@@ -83,8 +83,7 @@ TEST(DepthToSpace, EmptyAndErrors) {
   ExpectError(DepthToSpaceKernel, {}, {&x}, "DepthToSpace", {"blocksize"});
   const Tensor rank3(DType::kFloat32, Shape({6, 2, 2}));
   ExpectError(DepthToSpaceKernel, Block(1), {&rank3}, "DepthToSpace", {"rank 4"});
-  ExpectError(SpaceToDepthKernel, Block(3), {&x}, "SpaceToDepth",
-              {"multiples of blocksize 3"});
+  ExpectError(SpaceToDepthKernel, Block(3), {&x}, "SpaceToDepth", {"multiples of blocksize 3"});
   ExpectError(SpaceToDepthKernel, Block(-2), {&x}, "SpaceToDepth", {"'blocksize' must be > 0"});
 }
 

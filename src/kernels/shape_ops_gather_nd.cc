@@ -28,11 +28,11 @@ std::vector<int64_t> IndexTupleOffsets(std::string_view op, const Shape& data_sh
   const int q = indices.shape().rank();
   const int64_t k = index_dims.back();
   if (k > rank - batch_dims) {
-    ThrowKernelError(op, "input 'indices' shape " + indices.shape().to_string() +
-                             " has tuples of " + std::to_string(k) +
-                             " indices, more than the rank of 'data' " + data_shape.to_string() +
-                             (batch_dims > 0 ? " minus batch_dims " + std::to_string(batch_dims)
-                                             : std::string()));
+    ThrowKernelError(
+        op,
+        "input 'indices' shape " + indices.shape().to_string() + " has tuples of " +
+            std::to_string(k) + " indices, more than the rank of 'data' " + data_shape.to_string() +
+            (batch_dims > 0 ? " minus batch_dims " + std::to_string(batch_dims) : std::string()));
   }
   // data viewed as [batches, the k indexed axes, the slice axes].
   const std::vector<int64_t> strides = DenseStrides(data_shape);
@@ -88,9 +88,9 @@ std::vector<Tensor> GatherNDKernel(const KernelContext& ctx, const Attributes& a
   const int batch_dims = static_cast<int>(b);
   for (int d = 0; d < batch_dims; ++d) {
     if (data.shape().dims()[d] != indices.shape().dims()[d]) {
-      ThrowKernelError(kOp, "the first " + std::to_string(batch_dims) +
-                                " (batch) dims of 'data' " + data.shape().to_string() +
-                                " and 'indices' " + indices.shape().to_string() + " differ");
+      ThrowKernelError(kOp, "the first " + std::to_string(batch_dims) + " (batch) dims of 'data' " +
+                                data.shape().to_string() + " and 'indices' " +
+                                indices.shape().to_string() + " differ");
     }
   }
   int64_t slice = 1;
@@ -111,15 +111,15 @@ std::vector<Tensor> GatherNDKernel(const KernelContext& ctx, const Attributes& a
   auto* out = static_cast<std::byte*>(output.raw_data());
   // Serial loop replaced: for (t < tuples) memcpy(out slice t, data + offsets[t]).
   // ~2 ns per slice covers the offset load and the call.
-  threading::ParallelFor(
-      ctx.pool, static_cast<int64_t>(offsets.size()),
-      static_cast<double>(slice_bytes) * shape_ops::kCopyNsPerByte + 2.0,
-      [&](int64_t begin, int64_t end) {
-        for (int64_t t = begin; t < end; ++t) {
-          std::memcpy(out + t * slice_bytes, in + offsets[static_cast<size_t>(t)] * element_size,
-                      static_cast<size_t>(slice_bytes));
-        }
-      });
+  threading::ParallelFor(ctx.pool, static_cast<int64_t>(offsets.size()),
+                         static_cast<double>(slice_bytes) * shape_ops::kCopyNsPerByte + 2.0,
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t t = begin; t < end; ++t) {
+                             std::memcpy(out + t * slice_bytes,
+                                         in + offsets[static_cast<size_t>(t)] * element_size,
+                                         static_cast<size_t>(slice_bytes));
+                           }
+                         });
   return {output};
 }
 

@@ -134,9 +134,12 @@ TEST(GatherND, MatchesAPlainLoopAtEveryThreadCount) {
     int b;
   };
   const std::vector<Case> cases = {
-      {Shape({7, 5, 3}), {4}, 1, 0},         {Shape({7, 5, 3}), {2, 3}, 2, 0},
-      {Shape({7, 5, 3}), {6}, 3, 0},         {Shape({3, 4, 5, 6}), {3, 2}, 2, 1},
-      {Shape({2, 3, 9, 700}), {2, 3, 5}, 1, 2}, {Shape({300, 70}), {513}, 1, 0},
+      {Shape({7, 5, 3}), {4}, 1, 0},
+      {Shape({7, 5, 3}), {2, 3}, 2, 0},
+      {Shape({7, 5, 3}), {6}, 3, 0},
+      {Shape({3, 4, 5, 6}), {3, 2}, 2, 1},
+      {Shape({2, 3, 9, 700}), {2, 3, 5}, 1, 2},
+      {Shape({300, 70}), {513}, 1, 0},
   };
   uint32_t seed = 7;
   for (const Case& c : cases) {

@@ -41,9 +41,9 @@ TEST(NonZero, CoordinatesInRowMajorOrder) {
 }
 
 TEST(NonZero, NaNIsNonZeroAndNegativeZeroIsZero) {
-  const Tensor half = Of<Float16>(Shape({4}), {Float16(-0.0f), Float16(0.0f),
-                                               Float16(std::numeric_limits<float>::quiet_NaN()),
-                                               Float16(1e-7f)});  // 1e-7: a subnormal
+  const Tensor half = Of<Float16>(
+      Shape({4}), {Float16(-0.0f), Float16(0.0f), Float16(std::numeric_limits<float>::quiet_NaN()),
+                   Float16(1e-7f)});  // 1e-7: a subnormal
   ExpectEverywhere(NonZeroKernel, {}, {&half}, {I64(Shape({1, 2}), {2, 3})});
   const Tensor d = Of<double>(Shape({2}), {std::numeric_limits<double>::quiet_NaN(), -0.0});
   ExpectEverywhere(NonZeroKernel, {}, {&d}, {I64(Shape({1, 1}), {0})});
@@ -183,6 +183,8 @@ TEST(OneHot, Errors) {
   const Tensor three = Floats(Shape({3}), {0, 1, 2});
   ExpectError(OneHotKernel, {}, {&indices, &depth, &three}, "OneHot",
               {"'values' must hold [off_value, on_value]"});
+  const Tensor matrix = Floats(Shape({1, 2}), {0, 1});
+  ExpectError(OneHotKernel, {}, {&indices, &depth, &matrix}, "OneHot", {"got shape [1, 2]"});
   ExpectError(OneHotKernel, Axis(2), {&indices, &depth, &values}, "OneHot",
               {"'axis' = 2 is out of range [-2, 1]"});
   ExpectError(OneHotKernel, Axis(-3), {&indices, &depth, &values}, "OneHot", {"'axis' = -3"});
@@ -192,8 +194,7 @@ TEST(OneHot, Errors) {
   const Tensor big = I64(Shape(), {int64_t{1} << 40});
   ExpectError(OneHotKernel, {}, {&indices, &big, &values}, "OneHot", {"more than Loom allocates"});
   const Tensor flags = Of<bool>(Shape({2}), {true, false});
-  ExpectError(OneHotKernel, {}, {&flags, &depth, &values}, "OneHot",
-              {"'indices' must be numeric"});
+  ExpectError(OneHotKernel, {}, {&flags, &depth, &values}, "OneHot", {"'indices' must be numeric"});
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ Reduction ParseReduction(std::string_view op, const Attributes& attrs) {
   if (name == "mul") return Reduction::kMul;
   if (name == "max") return Reduction::kMax;
   if (name == "min") return Reduction::kMin;
-  ThrowKernelError(op, "attribute 'reduction' must be none, add, mul, max or min (got '" + name +
-                           "')");
+  ThrowKernelError(op,
+                   "attribute 'reduction' must be none, add, mul, max or min (got '" + name + "')");
 }
 
 // f(target, update) for one reduction, as NumPy computes it per element.
@@ -43,8 +43,7 @@ T Combine(T target, T update) {
     return update;
   } else if constexpr (std::is_same_v<T, bool>) {
     // NumPy's bool ufuncs: add and maximum are OR, multiply and minimum AND.
-    return kR == Reduction::kAdd || kR == Reduction::kMax ? (target || update)
-                                                          : (target && update);
+    return kR == Reduction::kAdd || kR == Reduction::kMax ? (target || update) : (target && update);
   } else if constexpr (std::is_same_v<T, Float16>) {
     return Float16(Combine<float, kR>(static_cast<float>(target), static_cast<float>(update)));
   } else if constexpr (std::is_integral_v<T>) {
@@ -216,25 +215,25 @@ std::vector<Tensor> ScatterElementsKernel(const KernelContext& ctx, const Attrib
     T* out = output.data<T>();
     // Serial loop replaced: for each line, for (i < length) in order:
     //   out[line's data base + index * d_stride] = f(..., upd[line's base + i * u_stride]).
-    threading::ParallelFor(
-        ctx.pool, lines, static_cast<double>(length) * kScatterNsPerElement,
-        [&](int64_t begin, int64_t end) {
-          for (int64_t line = begin; line < end; ++line) {
-            int64_t d_base = 0, u_base = 0, rest = line;
-            for (int d = rank - 1; d >= 0; --d) {
-              if (d == axis) continue;
-              const int64_t i = rest % u_dims[d];
-              rest /= u_dims[d];
-              d_base += i * d_strides[d];
-              u_base += i * u_strides[d];
-            }
-            for (int64_t i = 0; i < length; ++i) {
-              const int64_t u = u_base + i * u_strides[axis];
-              T& target = out[d_base + index[static_cast<size_t>(u)] * d_strides[axis]];
-              target = Combine<T, kR>(target, upd[u]);
-            }
-          }
-        });
+    threading::ParallelFor(ctx.pool, lines, static_cast<double>(length) * kScatterNsPerElement,
+                           [&](int64_t begin, int64_t end) {
+                             for (int64_t line = begin; line < end; ++line) {
+                               int64_t d_base = 0, u_base = 0, rest = line;
+                               for (int d = rank - 1; d >= 0; --d) {
+                                 if (d == axis) continue;
+                                 const int64_t i = rest % u_dims[d];
+                                 rest /= u_dims[d];
+                                 d_base += i * d_strides[d];
+                                 u_base += i * u_strides[d];
+                               }
+                               for (int64_t i = 0; i < length; ++i) {
+                                 const int64_t u = u_base + i * u_strides[axis];
+                                 T& target =
+                                     out[d_base + index[static_cast<size_t>(u)] * d_strides[axis]];
+                                 target = Combine<T, kR>(target, upd[u]);
+                               }
+                             }
+                           });
   });
   return {output};
 }

@@ -21,9 +21,7 @@ using testing::ExpectEverywhere;
 using testing::Floats;
 using testing::RandomTensor;
 
-Attributes Reduce(const std::string& reduction) {
-  return Attributes().set("reduction", reduction);
-}
+Attributes Reduce(const std::string& reduction) { return Attributes().set("reduction", reduction); }
 
 Tensor Idx(Shape shape, const std::vector<int64_t>& values) {
   return Tensor::from_vector(std::move(shape), values);

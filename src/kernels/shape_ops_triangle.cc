@@ -24,15 +24,15 @@ std::vector<Tensor> TriluKernel(const KernelContext& ctx, const Attributes& attr
   const Tensor& input = RequiredInput(kOp, inputs, 0, "input");
   const int rank = input.shape().rank();
   if (rank < 2) {
-    ThrowKernelError(kOp, "input 'input' must have rank >= 2 (got shape " +
-                              input.shape().to_string() + ")");
+    ThrowKernelError(
+        kOp, "input 'input' must have rank >= 2 (got shape " + input.shape().to_string() + ")");
   }
   int64_t k = 0;
   if (const Tensor* k_input = OptionalInput(inputs, 1)) {
     CheckDType(kOp, "k", *k_input, {DType::kInt64});
     if (k_input->num_elements() != 1 || k_input->shape().rank() > 1) {
-      ThrowKernelError(kOp, "input 'k' must be a scalar (got shape " +
-                                k_input->shape().to_string() + ")");
+      ThrowKernelError(
+          kOp, "input 'k' must be a scalar (got shape " + k_input->shape().to_string() + ")");
     }
     k = k_input->data<int64_t>()[0];
   }
@@ -52,23 +52,23 @@ std::vector<Tensor> TriluKernel(const KernelContext& ctx, const Attributes& attr
   // Serial loop replaced: for each row r (row i = r % rows of its matrix):
   // keep columns [first, last), zero the rest, where upper keeps j >= i + k
   // and lower keeps j <= i + k.
-  threading::ParallelFor(
-      ctx.pool, output.num_elements() / cols,
-      static_cast<double>(row_bytes) * shape_ops::kCopyNsPerByte + 2.0,
-      [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const int64_t i = r % rows;
-          const int64_t first = upper ? std::clamp<int64_t>(i + k, 0, cols) : 0;
-          const int64_t last = upper ? cols : std::clamp<int64_t>(i + k + 1, 0, cols);
-          std::byte* dst = out + r * row_bytes;
-          const std::byte* src = in + r * row_bytes;
-          std::memset(dst, 0, static_cast<size_t>(first * element_size));
-          std::memcpy(dst + first * element_size, src + first * element_size,
-                      static_cast<size_t>((last - first) * element_size));
-          std::memset(dst + last * element_size, 0,
-                      static_cast<size_t>((cols - last) * element_size));
-        }
-      });
+  threading::ParallelFor(ctx.pool, output.num_elements() / cols,
+                         static_cast<double>(row_bytes) * shape_ops::kCopyNsPerByte + 2.0,
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t r = begin; r < end; ++r) {
+                             const int64_t i = r % rows;
+                             const int64_t first = upper ? std::clamp<int64_t>(i + k, 0, cols) : 0;
+                             const int64_t last =
+                                 upper ? cols : std::clamp<int64_t>(i + k + 1, 0, cols);
+                             std::byte* dst = out + r * row_bytes;
+                             const std::byte* src = in + r * row_bytes;
+                             std::memset(dst, 0, static_cast<size_t>(first * element_size));
+                             std::memcpy(dst + first * element_size, src + first * element_size,
+                                         static_cast<size_t>((last - first) * element_size));
+                             std::memset(dst + last * element_size, 0,
+                                         static_cast<size_t>((cols - last) * element_size));
+                           }
+                         });
   return {output};
 }
 

@@ -68,8 +68,9 @@ TEST(Trilu, LowerByHand) {
 TEST(Trilu, BatchesDTypesAndEmpty) {
   // Two 2x2 matrices of bool, lower.
   const Tensor b = Of<bool>(Shape({2, 2, 2}), {true, true, true, true, false, true, true, true});
-  ExpectEverywhere(TriluKernel, Upper(false), {&b},
-                   {Of<bool>(Shape({2, 2, 2}), {true, false, true, true, false, false, true, true})});
+  ExpectEverywhere(
+      TriluKernel, Upper(false), {&b},
+      {Of<bool>(Shape({2, 2, 2}), {true, false, true, true, false, false, true, true})});
   const Tensor i = Of<int8_t>(Shape({1, 3, 1}), {1, 2, 3});
   const Tensor k0 = K(0);
   ExpectEverywhere(TriluKernel, {}, {&i, &k0}, {Of<int8_t>(Shape({1, 3, 1}), {1, 0, 0})});
