@@ -51,6 +51,7 @@ void SplitToInputAndCount(OpsetAdapter& adapter, size_t index) {
   SplitCountToAttribute(adapter, index);
 }
 
+// Softmax, LogSoftmax and Hardmax before 13 (opset_adapter.h).
 void CoerceSoftmaxTo2D(OpsetAdapter& adapter, size_t index) {
   Node& node = adapter.node(index);
   int64_t axis = 1;  // the pre-13 default
@@ -88,6 +89,78 @@ void CoerceSoftmaxTo2D(OpsetAdapter& adapter, size_t index) {
   adapter.AddNode(Node{adapter.FreshNodeName(name + "/shape"), "Shape", {x}, {shape}, {}});
   adapter.AddNode(
       Node{adapter.FreshNodeName(name + "/reshape"), "Reshape", {normalized, shape}, {y}, {}});
+}
+
+// TopK-1 has k as an int attribute; from 10 it is input 1 (int64 [1]).
+void TopKAttributeToInput(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto it = node.attributes.find("k");
+  if (it == node.attributes.end() || !std::holds_alternative<int64_t>(it->second)) {
+    throw InvalidArgumentError("node '" + node.name +
+                               "' (TopK version 1): attribute 'k' (an int) is required");
+  }
+  const int64_t k = std::get<int64_t>(it->second);
+  node.attributes.erase(it);
+  const std::string constant = adapter.AddInt64Constant(node.name + "/k", {k});
+  Node& same = adapter.node(index);
+  if (same.inputs.size() < 2) same.inputs.resize(2);
+  same.inputs[1] = constant;
+}
+
+// OneHot-9 leaves a row all off_value for an index outside [0, depth);
+// from 11 an index in [-depth, -1] counts from the end. The version-9
+// result is the newest one with the rows of negative indices put back to
+// off_value:
+//   y = Where(Unsqueeze(Less(Cast(indices, int64), 0), axis), values[0], OneHot(...))
+// Cast truncates toward zero as the kernel does, so -0.5 (index 0) stays
+// on. The node keeps its name; its output is renamed.
+void OneHotNegativeIndicesOff(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  if (node.inputs.size() != 3 || node.outputs.size() != 1 || node.inputs[0].empty() ||
+      node.inputs[2].empty()) {
+    return;  // malformed: left for the verifier to report
+  }
+  int64_t axis = -1;
+  if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
+    if (!std::holds_alternative<int64_t>(it->second)) {
+      throw InvalidArgumentError("node '" + node.name +
+                                 "' (OneHot): attribute 'axis' must be an int");
+    }
+    axis = std::get<int64_t>(it->second);
+  }
+  const std::string indices = node.inputs[0];
+  const std::string values = node.inputs[2];
+  const std::string y = node.outputs[0];
+  const std::string name = node.name;
+  const std::string hot = adapter.FreshValueName(y + "/one_hot");
+  node.outputs[0] = hot;
+  const std::string as_int64 = adapter.FreshValueName(y + "/indices_int64");
+  const std::string negative = adapter.FreshValueName(y + "/negative");
+  const std::string negative_rows = adapter.FreshValueName(y + "/negative_rows");
+  const std::string off = adapter.FreshValueName(y + "/off_value");
+  const std::string zero =
+      adapter.AddConstant(name + "/zero", Tensor::from_vector(Shape(), std::vector<int64_t>{0}));
+  const std::string axes = adapter.AddInt64Constant(name + "/axis", {axis});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/cast"),
+                       "Cast",
+                       {indices},
+                       {as_int64},
+                       Attributes{{"to", int64_t{7}}}});  // 7 = INT64
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/less"), "Less", {as_int64, zero}, {negative}, {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/unsqueeze"),
+                       "Unsqueeze",
+                       {negative, axes},
+                       {negative_rows},
+                       {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/off"), "Gather", {values, zero}, {off}, {}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/where"), "Where", {negative_rows, off, hot}, {y}, {}});
+}
+
+// Scatter-9 is ScatterElements-11 under its old name (deprecated at 11).
+void ScatterToScatterElements(OpsetAdapter& adapter, size_t index) {
+  adapter.node(index).op_type = "ScatterElements";
 }
 
 // BatchNormalization-7's `spatial` = 0 computed mean and variance per
@@ -304,6 +377,8 @@ constexpr std::string_view kPoolAttributes =
 constexpr std::string_view kLegacyBroadcast =
     "legacy broadcast/axis attributes: rewritten to numpy broadcasting";
 constexpr std::string_view kConverted = "turned into an initializer by the importer";
+constexpr std::string_view kScatterReductions =
+    "reduction from 16 (add, mul) and 18 (max, min), default none: the older behaviour; types";
 
 // Sorted by op (a test checks); rows of one op in version order.
 constexpr auto kRules = std::to_array<OpVersionRule>({
@@ -338,6 +413,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Celu", 12, 12, nullptr, kNewest},
     {"Clip", 6, 6, nullptr, kAttributeBounds},
     {"Clip", 11, 13, nullptr, "integer types from 12"},
+    {"Compress", 9, 11, nullptr, kNegativeAxes},
     {"Concat", 4, 13, nullptr, kNegativeAxes},
     {"Constant", 1, 24, nullptr, kConverted},
     {"ConstantOfShape", 9, 24, nullptr, kTypesOnly},
@@ -347,6 +423,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "22"},
     {"Cos", 7, 22, nullptr, kTypesOnly},
     {"Cosh", 9, 22, nullptr, kTypesOnly},
+    {"CumSum", 11, 14, nullptr, kTypesOnly},
+    {"DepthToSpace", 1, 13, nullptr, "mode from 11 (default DCR: version 1's order); types"},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Div", 7, 14, nullptr, kTypesOnly},
     {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
@@ -355,10 +433,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Erf", 9, 13, nullptr, kTypesOnly},
     {"Exp", 6, 13, nullptr, kTypesOnly},
     {"Expand", 8, 13, nullptr, kTypesOnly},
+    {"EyeLike", 9, 22, nullptr, kTypesOnly},
     {"Flatten", 1, 24, nullptr, "negative axis from 11; types"},
     {"Floor", 6, 13, nullptr, kTypesOnly},
     {"Gather", 1, 13, nullptr, "negative indices defined from 11; types"},
     {"GatherElements", 11, 13, nullptr, kTypesOnly},
+    {"GatherND", 11, 13, nullptr, "batch_dims from 12 (default 0: version 11's behaviour); types"},
     {"Gelu", 20, 20, nullptr, kNewest},
     {"Gemm", 6, 6, DropGemmBroadcast, "broadcast = 1 is version 7's rule; 0 a case of it"},
     {"Gemm", 7, 13, nullptr, "C optional from 11; types"},
@@ -368,6 +448,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"GreaterOrEqual", 12, 16, nullptr, kTypesOnly},
     {"HardSigmoid", 6, 22, nullptr, kTypesOnly},
     {"HardSwish", 14, 22, nullptr, kTypesOnly},
+    {"Hardmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
+    {"Hardmax", 13, 13, nullptr, kNewest},
     {"Identity", 1, 24, nullptr, "sequence and optional types from 14/16; types"},
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
     {"IsInf", 10, 20, nullptr, kTypesOnly},
@@ -389,7 +471,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Mul", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Mul", 7, 14, nullptr, kTypesOnly},
     {"Neg", 6, 13, nullptr, kTypesOnly},
+    {"NonZero", 9, 13, nullptr, kTypesOnly},
     {"Not", 1, 1, nullptr, kNewest},
+    {"OneHot", 9, 9, OneHotNegativeIndicesOff,
+     "an index outside [0, depth) gives an all-off row; 11 counts negatives from the end, so "
+     "their rows are set back to off_value"},
+    {"OneHot", 11, 11, nullptr, kNewest},
     {"Or", 7, 7, nullptr, kNewest},
     {"Pad", 2, 2, nullptr, kAttributeBounds},
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
@@ -424,6 +511,11 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "older behaviour) from 18; half_pixel_symmetric from 19; tf_half_pixel_for_nn (11 only) is "
      "supported"},
     {"Round", 11, 22, nullptr, kTypesOnly},
+    {"Scatter", 9, 9, ScatterToScatterElements, "ScatterElements-11 under its old name"},
+    {"Scatter", 11, 11, nullptr,
+     "deprecated at opset 11, where it has no definition (ScatterElements replaces it)", true},
+    {"ScatterElements", 11, 18, nullptr, kScatterReductions},
+    {"ScatterND", 11, 18, nullptr, kScatterReductions},
     {"Selu", 6, 22, nullptr, kTypesOnly},
     {"Shape", 1, 24, nullptr, "start/end from 15 (defaults: the whole shape); types"},
     {"Shrink", 9, 9, nullptr, kNewest},
@@ -438,6 +530,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Softmax", 13, 13, nullptr, kNewest},
     {"Softplus", 1, 22, nullptr, kTypesOnly},
     {"Softsign", 1, 22, nullptr, kTypesOnly},
+    {"SpaceToDepth", 1, 13, nullptr, kTypesOnly},
     {"Split", 2, 11, SplitToInputAndCount,
      "split sizes are an attribute until 13: moved to input 1; equal parts counted by outputs "
      "until 18 (num_outputs)"},
@@ -455,7 +548,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Tanh", 6, 13, nullptr, kTypesOnly},
     {"ThresholdedRelu", 10, 22, nullptr, kTypesOnly},
     {"Tile", 6, 13, nullptr, kTypesOnly},
+    {"TopK", 1, 1, TopKAttributeToInput, "k is an attribute until 10: moved to input 1"},
+    {"TopK", 10, 24, nullptr,
+     "largest and sorted from 11 (defaults 1: version 10's behaviour); integer types 11, "
+     "bfloat16 24"},
     {"Transpose", 1, 24, nullptr, kTypesOnly},
+    {"Trilu", 14, 14, nullptr, kNewest},
     {"Unsqueeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
     {"Unsqueeze", 13, 24, nullptr, kTypesOnly},
     {"Upsample", 7, 10, LegacyResize,
@@ -466,7 +564,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
 });
 
 // Ops the rules replace by others, with no kernel of their own.
-constexpr auto kReplacedOps = std::to_array<std::string_view>({"Dropout", "Swish", "Upsample"});
+constexpr auto kReplacedOps =
+    std::to_array<std::string_view>({"Dropout", "Scatter", "Swish", "Upsample"});
 
 }  // namespace
 
