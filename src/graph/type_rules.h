@@ -9,10 +9,13 @@
 //   type_rules_elementwise.cc  unary, binary, variadic, comparisons, Where, Clip, Cast
 //   type_rules_conv_pool.cc    Conv, MaxPool, AveragePool, Global*Pool
 //   type_rules_nn.cc           MatMul, Gemm, normalizations, Softmax, LoomAttention
-//   type_rules_reduce.cc       Reduce*, ArgMax, ArgMin
+//   type_rules_reduce.cc       Reduce*, ArgMax, ArgMin, TopK, CumSum
 //   type_rules_shape_ops.cc    Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat
 //   type_rules_copy_ops.cc     Split, Slice, Pad, Expand, Tile, Gather, GatherElements
 //   type_rules_constant_ops.cc Constant, ConstantOfShape, Range, Shape, Size
+//   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
+//                              Compress, OneHot, Trilu, EyeLike,
+//                              DepthToSpace, SpaceToDepth
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -190,12 +193,21 @@ SymbolicShape UnknownDims(const NodeTypeContext& ctx, size_t rank);
 std::vector<TensorType> InferUnary(const NodeTypeContext& ctx);
 std::vector<TensorType> InferClip(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCast(const NodeTypeContext& ctx);
+// CastLike(input, target_type): input's shape, target_type's dtype.
+std::vector<TensorType> InferCastLike(const NodeTypeContext& ctx);
+// IsNaN, IsInf: input's shape, bool.
+std::vector<TensorType> InferIsNaNOrInf(const NodeTypeContext& ctx);
 std::vector<TensorType> InferArithmetic(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMod(const NodeTypeContext& ctx);
 std::vector<TensorType> InferPow(const NodeTypeContext& ctx);
 std::vector<TensorType> InferComparison(const NodeTypeContext& ctx);
 std::vector<TensorType> InferVariadic(const NodeTypeContext& ctx);
 std::vector<TensorType> InferWhere(const NodeTypeContext& ctx);
+
+// type_rules_resize.cc (Resize and ConvTranspose: output sizes from the
+// kernels' own formulas)
+std::vector<TensorType> InferResize(const NodeTypeContext& ctx);
+std::vector<TensorType> InferConvTranspose(const NodeTypeContext& ctx);
 
 // type_rules_conv_pool.cc
 std::vector<TensorType> InferConv(const NodeTypeContext& ctx);
@@ -216,12 +228,15 @@ std::vector<TensorType> InferGemm(const NodeTypeContext& ctx);
 std::vector<TensorType> InferBatchNormalization(const NodeTypeContext& ctx);
 std::vector<TensorType> InferInstanceNormalization(const NodeTypeContext& ctx);
 std::vector<TensorType> InferLayerNormalization(const NodeTypeContext& ctx);
+// Softmax, LogSoftmax and Hardmax: the input's type.
 std::vector<TensorType> InferSoftmax(const NodeTypeContext& ctx);
 std::vector<TensorType> InferLoomAttention(const NodeTypeContext& ctx);
 
 // type_rules_reduce.cc
 std::vector<TensorType> InferReduce(const NodeTypeContext& ctx);
 std::vector<TensorType> InferArgReduce(const NodeTypeContext& ctx);
+std::vector<TensorType> InferTopK(const NodeTypeContext& ctx);
+std::vector<TensorType> InferCumSum(const NodeTypeContext& ctx);
 
 // type_rules_shape_ops.cc
 std::vector<TensorType> InferReshape(const NodeTypeContext& ctx);
@@ -239,6 +254,18 @@ std::vector<TensorType> InferExpand(const NodeTypeContext& ctx);
 std::vector<TensorType> InferTile(const NodeTypeContext& ctx);
 std::vector<TensorType> InferGather(const NodeTypeContext& ctx);
 std::vector<TensorType> InferGatherElements(const NodeTypeContext& ctx);
+
+// type_rules_index_ops.cc
+std::vector<TensorType> InferGatherND(const NodeTypeContext& ctx);
+// ScatterND and ScatterElements: data's type.
+std::vector<TensorType> InferScatter(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNonZero(const NodeTypeContext& ctx);
+std::vector<TensorType> InferCompress(const NodeTypeContext& ctx);
+std::vector<TensorType> InferOneHot(const NodeTypeContext& ctx);
+std::vector<TensorType> InferTrilu(const NodeTypeContext& ctx);
+std::vector<TensorType> InferEyeLike(const NodeTypeContext& ctx);
+// DepthToSpace and SpaceToDepth.
+std::vector<TensorType> InferDepthSpace(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

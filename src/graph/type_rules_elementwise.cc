@@ -32,6 +32,16 @@ std::vector<TensorType> InferCast(const NodeTypeContext& ctx) {
   return {TensorType{*dtype, ctx.input_shape(0)}};
 }
 
+std::vector<TensorType> InferCastLike(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  return {TensorType{ctx.input(1).dtype, ctx.input_shape(0)}};
+}
+
+std::vector<TensorType> InferIsNaNOrInf(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  return {TensorType{DType::kBool, ctx.input_shape(0)}};
+}
+
 // Add Sub Mul Div: A and B of one dtype, broadcast.
 std::vector<TensorType> InferArithmetic(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(2, 2);

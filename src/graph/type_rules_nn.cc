@@ -214,7 +214,7 @@ std::vector<TensorType> InferLayerNormalization(const NodeTypeContext& ctx) {
   return {ctx.input(0), TensorType{DType::kFloat32, stats}, TensorType{DType::kFloat32, stats}};
 }
 
-// Softmax, LogSoftmax: the input's type; the axis must lie within the rank.
+// Softmax, LogSoftmax, Hardmax: the input's type; the axis must lie within the rank.
 std::vector<TensorType> InferSoftmax(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(1, 1);
   if (const std::optional<SymbolicShape>& x = ctx.input_shape(0)) {

@@ -1,4 +1,5 @@
-// Type rules of the reductions (kernels/reduce.h): Reduce* and ArgMax/ArgMin.
+// Type rules of the reductions (kernels/reduce.h): Reduce*, ArgMax/ArgMin,
+// TopK and CumSum.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -82,6 +83,49 @@ std::vector<TensorType> InferArgReduce(const NodeTypeContext& ctx) {
   std::vector<bool> reduced(x->size(), false);
   reduced[axis] = true;
   return {TensorType{DType::kInt64, Reduced(*x, reduced, ctx.GetInt("keepdims", 1) != 0)}};
+}
+
+// TopK(X, K) -> Values (X's dtype), Indices (int64): X's shape with the axis
+// K long (known when K is a constant).
+std::vector<TensorType> InferTopK(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  ctx.CheckDTypeIn(1, {DType::kInt64});
+  const std::optional<int64_t> length = ctx.ListLength(1);
+  if (length && *length != 1) ctx.Fail("input " + ctx.Describe(1) + " must hold one value");
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{dtype, std::nullopt}, TensorType{DType::kInt64, std::nullopt}};
+  const int rank = static_cast<int>(x->size());
+  if (rank == 0) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 1");
+  const int axis = ctx.NormalizeAxis(ctx.GetInt("axis", -1), rank, "attribute 'axis'");
+  SymbolicShape out = *x;
+  out[axis] = ctx.UnknownDim();
+  if (const std::optional<std::vector<int64_t>> k = ctx.ConstantInts(1)) {
+    const Dim& dim = (*x)[axis];
+    if (k->size() != 1 || (*k)[0] < 0 || (dim.is_known() && (*k)[0] > dim.size())) {
+      ctx.Fail("input " + ctx.Describe(1) + " = " + IntsToString(*k) +
+               " must be one value in [0, " + dim.to_string() + "] (axis " + std::to_string(axis) +
+               " of " + ctx.Describe(0) + ")");
+    }
+    out[axis] = Dim((*k)[0]);
+  }
+  return {TensorType{dtype, out}, TensorType{DType::kInt64, out}};
+}
+
+// CumSum(x, axis): x's type.
+std::vector<TensorType> InferCumSum(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  ctx.CheckDTypeIn(1, {DType::kInt32, DType::kInt64});
+  const std::optional<int64_t> length = ctx.ListLength(1);
+  if (length && *length != 1) ctx.Fail("input " + ctx.Describe(1) + " must hold one value");
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (x) {
+    if (x->empty()) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 1");
+    if (const std::optional<std::vector<int64_t>> axis = ctx.ConstantInts(1)) {
+      ctx.NormalizeAxis((*axis)[0], static_cast<int>(x->size()), "input 'axis'");
+    }
+  }
+  return {ctx.input(0)};
 }
 
 }  // namespace loom::graph

@@ -1,4 +1,4 @@
-// Reduce* and ArgMax/ArgMin rules.
+// Reduce*, ArgMax/ArgMin, TopK and CumSum rules.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -101,6 +101,40 @@ TEST(ArgReduceRule, EmptyAxisThrows) {
   EXPECT_EQ(BuildErrorOf(b, b.op("ArgMax", {x}, {{"axis", int64_t{1}}}, "am")),
             "graph 'g': node 'am' (ArgMax): cannot reduce the empty axis 1 of input 'x' "
             "float32[3, 0]");
+}
+
+TEST(TopKRule, ValuesAndIndicesTakeKAlongTheAxis) {
+  GraphBuilder b;
+  const std::string x = b.input("x", kF32, {"N", 5});
+  const std::string k = b.constant(Ints({3}), "k");
+  EXPECT_EQ(testing::OutputTypes(b, b.op_multi("TopK", {x, k}, 2)),
+            (std::vector<std::string>{"float32[N, 3]", "int64[N, 3]"}));
+  GraphBuilder c;
+  const std::string y = c.input("y", kI32, {4, "M"});
+  const std::string runtime_k = c.input("k", kI64, {1});
+  EXPECT_EQ(testing::OutputTypes(c, c.op_multi("TopK", {y, runtime_k}, 2, {{"axis", int64_t{0}}})),
+            (std::vector<std::string>{"int32[?, M]", "int64[?, M]"}));
+}
+
+TEST(TopKRule, KBeyondTheAxisThrows) {
+  GraphBuilder b("g");
+  const std::string x = b.input("x", kF32, {2, 5});
+  const std::string k = b.constant(Ints({6}), "k");
+  EXPECT_EQ(BuildErrorOf(b, b.op_multi("TopK", {x, k}, 2, {}, "top")[0]),
+            "graph 'g': node 'top' (TopK): input 'k' int64[1] = [6] must be one value in [0, 5] "
+            "(axis 1 of 'x' float32[2, 5])");
+}
+
+TEST(CumSumRule, KeepsTheInputTypeAndChecksTheAxis) {
+  GraphBuilder b;
+  const std::string x = b.input("x", kI64, {"N", 3});
+  const std::string axis = b.constant(Tensor::from_vector(Shape(), std::vector<int32_t>{-1}));
+  EXPECT_EQ(OutputType(b, b.op("CumSum", {x, axis})), "int64[N, 3]");
+  GraphBuilder c("g");
+  const std::string y = c.input("y", kF32, {2});
+  const std::string bad = c.constant(Ints({1}), "axis");
+  EXPECT_EQ(BuildErrorOf(c, c.op("CumSum", {y, bad}, {}, "cs")),
+            "graph 'g': node 'cs' (CumSum): input 'axis' 1 is outside [-1, 0] for rank 1");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@ add_library(loom_kernels_conv STATIC
   conv_depthwise.cc
   conv_depthwise_row_portable.cc
   conv_im2col.cc
+  conv_transpose.cc
   reference/conv_reference.cc
   x86/f32_dwconv_row__avx2_fma.cc
 )
@@ -13,5 +14,5 @@ set_source_files_properties(x86/f32_dwconv_row__avx2_fma.cc
 target_link_libraries(loom_kernels_conv PUBLIC loom_kernels_core loom_kernels_activation
   PRIVATE loom_warnings)
 loom_add_test(NAME loom_kernels_conv_test
-  SOURCES conv_test.cc
+  SOURCES conv_test.cc conv_transpose_test.cc
   LIBS loom_kernels_conv loom_kernel_test_util LABELS kernels)

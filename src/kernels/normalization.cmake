@@ -1,8 +1,9 @@
-# Normalization: Softmax, LogSoftmax, BatchNormalization, LayerNormalization
-# (normalization.h). The float32 softmax exp has an AVX2 variant chosen at
+# Normalization: Softmax, LogSoftmax, Hardmax, BatchNormalization,
+# LayerNormalization (normalization.h). The float32 softmax exp has an AVX2 variant chosen at
 # run time by F32SoftmaxPrimitivesFor.
 add_library(loom_kernels_normalization STATIC
   batch_norm.cc
+  hardmax.cc
   layer_norm.cc
   softmax.cc
   softmax_primitives_portable.cc
@@ -13,5 +14,5 @@ set_source_files_properties(x86/f32_softmax__avx2_fma.cc PROPERTIES COMPILE_OPTI
 target_link_libraries(loom_kernels_normalization PUBLIC loom_kernels_core PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_normalization_test
-  SOURCES softmax_test.cc batch_norm_test.cc layer_norm_test.cc
+  SOURCES softmax_test.cc hardmax_test.cc batch_norm_test.cc layer_norm_test.cc
   LIBS loom_kernels_normalization loom_kernel_test_util LABELS kernels)

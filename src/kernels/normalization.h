@@ -1,6 +1,7 @@
 // ONNX normalization ops:
 //
 //   Softmax, LogSoftmax      (opset 13: along one axis)       softmax.cc
+//   Hardmax                  (opset 13: along one axis)       hardmax.cc
 //   BatchNormalization       (inference mode)                 batch_norm.cc
 //   LayerNormalization       (opset 17)                       layer_norm.cc
 //   InstanceNormalization                                     layer_norm.cc
@@ -53,6 +54,11 @@ std::vector<Tensor> SoftmaxKernel(const KernelContext& ctx, const Attributes& at
                                   KernelInputs inputs);
 std::vector<Tensor> LogSoftmaxKernel(const KernelContext& ctx, const Attributes& attrs,
                                      KernelInputs inputs);
+// Hardmax(input); attribute axis (default -1): 1 at the first maximum of
+// each line along the axis, 0 elsewhere. A NaN counts as the maximum (the
+// first NaN wins, as NumPy's argmax). float32, float64, float16.
+std::vector<Tensor> HardmaxKernel(const KernelContext& ctx, const Attributes& attrs,
+                                  KernelInputs inputs);
 std::vector<Tensor> BatchNormalizationKernel(const KernelContext& ctx, const Attributes& attrs,
                                              KernelInputs inputs);
 std::vector<Tensor> LayerNormalizationKernel(const KernelContext& ctx, const Attributes& attrs,

@@ -4,6 +4,8 @@
 //   ReduceL1 (sum |x|)  ReduceL2 (sqrt sum x^2)  ReduceSumSquare
 //   ReduceLogSumExp (log sum exp x)                   -> see reduce.cc
 //   ArgMax  ArgMin (int64 indices)                     -> see reduce_arg.cc
+//   TopK (the k largest or smallest along an axis)     -> see reduce_topk.cc
+//   CumSum (running sums along an axis)                -> see reduce_cumsum.cc
 //
 // Inputs: data, optional axes (int64, rank 1). Attributes: keepdims (default
 // 1), noop_with_empty_axes (default 0), and the pre-opset-18 attribute
@@ -69,6 +71,26 @@ std::vector<Tensor> ReduceLogSumExpKernel(const KernelContext& ctx, const Attrib
 std::vector<Tensor> ArgMaxKernel(const KernelContext& ctx, const Attributes& attrs,
                                  KernelInputs inputs);
 std::vector<Tensor> ArgMinKernel(const KernelContext& ctx, const Attributes& attrs,
+                                 KernelInputs inputs);
+
+// TopK(X, K:int64 one element) -> Values, Indices (int64); attributes axis
+// (default -1), largest (default 1), sorted (default 1). 0 <= K <= the axis
+// length. Outputs are always sorted (largest: descending), equal values by
+// ascending index, as ONNX asks; "sorted" = 0 leaves the order open, so
+// the sorted order serves it too. A NaN ranks above every number (first
+// when largest, last when smallest), as in the ONNX reference. float32,
+// float64, float16, int8, uint8, int32, int64. Parallel over the lines
+// along the axis.
+std::vector<Tensor> TopKKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs);
+
+// CumSum(x, axis:int32|int64 one element); attributes exclusive (default
+// 0: y[i] includes x[i]), reverse (default 0: sums run from the axis
+// start). float32, float64, float16 (summed in float32, each output rounded
+// once), int32, int64 (wrap around on overflow). Each running sum is the
+// serial one, bit-exact across thread counts; parallel over independent
+// lines and column blocks.
+std::vector<Tensor> CumSumKernel(const KernelContext& ctx, const Attributes& attrs,
                                  KernelInputs inputs);
 
 }  // namespace loom::kernels

@@ -3,14 +3,20 @@
 # shape_ops_transpose.cc).
 add_library(loom_kernels_shape_ops STATIC
   shape_ops_cast.cc
+  shape_ops_cast_like.cc
   shape_ops_concat_split.cc
   shape_ops_constant.cc
+  shape_ops_depth_space.cc
   shape_ops_expand_tile.cc
   shape_ops_gather.cc
+  shape_ops_gather_nd.cc
+  shape_ops_index.cc
   shape_ops_pad.cc
   shape_ops_reshape.cc
+  shape_ops_scatter.cc
   shape_ops_slice.cc
   shape_ops_transpose.cc
+  shape_ops_triangle.cc
   shape_ops_util.cc
   reference/shape_ops_reference.cc
 )
@@ -19,12 +25,18 @@ target_link_libraries(loom_kernels_shape_ops PUBLIC loom_kernels_core PRIVATE lo
 loom_add_test(NAME loom_kernels_shape_ops_test
   SOURCES
     shape_ops_cast_test.cc
+    shape_ops_cast_like_test.cc
     shape_ops_concat_split_test.cc
     shape_ops_constant_test.cc
+    shape_ops_depth_space_test.cc
     shape_ops_expand_tile_test.cc
     shape_ops_gather_test.cc
+    shape_ops_gather_nd_test.cc
+    shape_ops_index_test.cc
     shape_ops_pad_test.cc
     shape_ops_reshape_test.cc
+    shape_ops_scatter_test.cc
     shape_ops_slice_test.cc
     shape_ops_transpose_test.cc
+    shape_ops_triangle_test.cc
   LIBS loom_kernels_shape_ops loom_kernel_test_util LABELS kernels)

@@ -4,14 +4,18 @@
 //
 // Every kernel follows the calling convention of op_kernel.h and works for
 // every Loom dtype: data is moved by element size (1, 2, 4 or 8 bytes), never
-// per dtype, except Cast, Range and the constant value of Pad.
+// per dtype, except Cast, Range, the constant value of Pad, the values
+// NonZero tests, OneHot reads and EyeLike writes, and the ScatterND /
+// ScatterElements reductions.
 //
 // Views: Reshape, Flatten, Squeeze, Unsqueeze and Identity return tensors
 // that share the input's storage (Tensor::reshape); no element is copied.
 //
 // Exactness: every kernel here only moves or converts elements, and each
 // output element is written by exactly one thread from a fixed source, so
-// all results are bit-exact across thread counts and ISA levels.
+// all results are bit-exact across thread counts and ISA levels. The
+// scatter reductions combine into a target in the serial order of the
+// updates, on one thread per target, which keeps them bit-exact too.
 //
 // Parallelism: large copies are split with threading::ParallelFor over
 // independent output rows or blocks; small tensors run inline on the caller.
@@ -19,8 +23,8 @@
 // Errors: loom::InvalidArgumentError whose message starts with the op name,
 // names the input or attribute and gives expected vs. actual. Index
 // arguments (axes, starts, indices, pads, repeats, shapes) may be int32 or
-// int64 unless noted; out-of-range gather indices are an error, never an
-// out-of-bounds read.
+// int64 unless noted; out-of-range gather and scatter indices are an error,
+// never an out-of-bounds access.
 //
 // Thread safety: stateless functions; concurrent calls are safe.
 #pragma once
@@ -95,6 +99,78 @@ std::vector<Tensor> ExpandKernel(const KernelContext& ctx, const Attributes& att
 std::vector<Tensor> TileKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
 
+// ---- indexed gathers and scatters ----
+
+// GatherND(data, indices:int64|int32); attribute batch_dims b (default 0).
+// indices [..., k] holds k-tuples indexing data's axes b .. b+k-1; the
+// output is indices.shape[:-1] + data.shape[b+k:]. The first b dims of both
+// must be equal; 0 <= b < min(rank(data), rank(indices)), k <= rank - b.
+// Negative indices count from the end (shape_ops_gather_nd.cc).
+std::vector<Tensor> GatherNDKernel(const KernelContext& ctx, const Attributes& attrs,
+                                   KernelInputs inputs);
+// ScatterND(data, indices:int64|int32, updates): a copy of data with
+// output[indices[i]] = f(output[indices[i]], updates[i]) for the tuples in
+// row-major order (so among duplicate indices the last one wins for
+// "none"); updates.shape = indices.shape[:-1] + data.shape[k:]. Attribute
+// reduction: none (default), add, mul, max, min. Integer add/mul wrap;
+// float16 computes in float32 and rounds each step; max/min propagate NaN;
+// on bool add and max are OR, mul and min AND (NumPy's rules)
+// (shape_ops_scatter.cc).
+std::vector<Tensor> ScatterNDKernel(const KernelContext& ctx, const Attributes& attrs,
+                                    KernelInputs inputs);
+// ScatterElements(data, indices:int64|int32, updates); attributes axis
+// (default 0), reduction as ScatterND. indices and updates have one shape,
+// of data's rank, no larger than data's off the axis; element u goes to
+// data's position u with coordinate `axis` replaced by indices[u]. Updates
+// apply in row-major order (shape_ops_scatter.cc).
+std::vector<Tensor> ScatterElementsKernel(const KernelContext& ctx, const Attributes& attrs,
+                                          KernelInputs inputs);
+
+// ---- index generation and selection (shape_ops_index.cc) ----
+
+// NonZero(X) -> int64 [rank, count]: the coordinates of the non-zero
+// elements in row-major order (a NaN is non-zero, -0.0 is zero). A scalar
+// gives [0, 1] or [0, 0].
+std::vector<Tensor> NonZeroKernel(const KernelContext& ctx, const Attributes& attrs,
+                                  KernelInputs inputs);
+// Compress(input, condition:bool rank 1); attribute axis (optional). Keeps
+// the slices along `axis` (the flattened input without it) whose condition
+// is true. A condition shorter than the axis drops the rest; a longer one
+// may only hold false past the end (NumPy's compress).
+std::vector<Tensor> CompressKernel(const KernelContext& ctx, const Attributes& attrs,
+                                   KernelInputs inputs);
+// OneHot(indices, depth, values); attribute axis (default -1, range
+// [-r-1, r]). indices and depth may be any numeric dtype (floats truncate
+// toward zero); depth is one element >= 0; values = [off, on] (shape [2])
+// of any dtype, which the output takes. An index in [-depth, depth) sets
+// one on_value (negatives count from the end); others leave the row
+// off_value.
+std::vector<Tensor> OneHotKernel(const KernelContext& ctx, const Attributes& attrs,
+                                 KernelInputs inputs);
+
+// ---- triangles and diagonals (shape_ops_triangle.cc) ----
+
+// Trilu(input, k?:int64 one element); attribute upper (default 1). Keeps,
+// in each matrix of the last two axes, the elements with j - i >= k (upper)
+// or j - i <= k (lower); the others become zero.
+std::vector<Tensor> TriluKernel(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs);
+// EyeLike(input rank 2); attributes dtype (ONNX number, default: input's),
+// k (default 0). Output of input's shape with ones at [i, i + k].
+std::vector<Tensor> EyeLikeKernel(const KernelContext& ctx, const Attributes& attrs,
+                                  KernelInputs inputs);
+
+// ---- depth <-> space (shape_ops_depth_space.cc) ----
+
+// DepthToSpace(input [N, C, H, W]); attributes blocksize (required, > 0),
+// mode DCR (default) | CRD -> [N, C / bs^2, H * bs, W * bs].
+std::vector<Tensor> DepthToSpaceKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs);
+// SpaceToDepth(input [N, C, H, W]); attribute blocksize (required, > 0,
+// dividing H and W) -> [N, C * bs^2, H / bs, W / bs].
+std::vector<Tensor> SpaceToDepthKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs);
+
 // ---- conversion (shape_ops_cast.cc) ----
 
 // Cast(input); attribute "to" = ONNX TensorProto data type number (FLOAT=1,
@@ -107,6 +183,10 @@ std::vector<Tensor> TileKernel(const KernelContext& ctx, const Attributes& attrs
 // - float64 -> float16 rounds through float32 (two roundings).
 std::vector<Tensor> CastKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
+// CastLike(input, target_type): Cast to target_type's dtype
+// (shape_ops_cast_like.cc).
+std::vector<Tensor> CastLikeKernel(const KernelContext& ctx, const Attributes& attrs,
+                                   KernelInputs inputs);
 
 // ---- shapes and constants (shape_ops_constant.cc) ----
 

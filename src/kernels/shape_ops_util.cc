@@ -107,6 +107,18 @@ std::vector<int64_t> ReadIndexList(std::string_view op, std::string_view name,
   return values;
 }
 
+std::vector<int64_t> ReadIndexTensor(std::string_view op, std::string_view name,
+                                     const Tensor& tensor) {
+  CheckDType(op, name, tensor, {DType::kInt64, DType::kInt32});
+  const auto count = static_cast<size_t>(tensor.num_elements());
+  if (tensor.dtype() == DType::kInt64) {
+    const int64_t* p = tensor.data<int64_t>();
+    return std::vector<int64_t>(p, p + count);
+  }
+  const int32_t* p = tensor.data<int32_t>();
+  return std::vector<int64_t>(p, p + count);
+}
+
 std::vector<int> NormalizeAxes(std::string_view op, const std::vector<int64_t>& axes, int rank) {
   std::vector<int> result;
   std::vector<bool> seen(static_cast<size_t>(rank), false);

@@ -31,9 +31,24 @@ inline constexpr double kGatherNsPerElement = 1.0;
 std::vector<int64_t> ReadIndexList(std::string_view op, std::string_view name,
                                    const Tensor& tensor);
 
+// Every value of an int32/int64 tensor of any rank, as int64 (`name` for
+// errors).
+std::vector<int64_t> ReadIndexTensor(std::string_view op, std::string_view name,
+                                     const Tensor& tensor);
+
 // Resolves each axis against `rank` (negatives count from the end) and
 // rejects duplicates; the result keeps the given order.
 std::vector<int> NormalizeAxes(std::string_view op, const std::vector<int64_t>& axes, int rank);
+
+// GatherND / ScatterND indexing (shape_ops_gather_nd.cc): `indices`
+// [..., k] (int32/int64, rank >= 1) holds k-tuples indexing the axes
+// batch_dims .. batch_dims + k - 1 of data; the first batch_dims dims of
+// both are batch dims (the caller checks they match). Returns, per tuple in
+// row-major order, the element offset in data of the slice it selects, and
+// sets *slice to the elements per slice. Negative indices count from the
+// end; k > rank - batch_dims or an index out of range is an error naming it.
+std::vector<int64_t> IndexTupleOffsets(std::string_view op, const Shape& data_shape,
+                                       const Tensor& indices, int batch_dims, int64_t* slice);
 
 // Row-major element strides of `shape`.
 std::vector<int64_t> DenseStrides(const Shape& shape);

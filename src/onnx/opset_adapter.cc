@@ -11,7 +11,6 @@
 namespace loom::onnx_import {
 namespace {
 
-
 // Moves attribute `name` (ints) of node `index` into input slot 1 as an
 // int64 initializer. A node that already has input 1 keeps it (the input
 // wins in the kernels too) and the attribute is dropped.
@@ -52,6 +51,7 @@ void SplitToInputAndCount(OpsetAdapter& adapter, size_t index) {
   SplitCountToAttribute(adapter, index);
 }
 
+// Softmax, LogSoftmax and Hardmax before 13 (opset_adapter.h).
 void CoerceSoftmaxTo2D(OpsetAdapter& adapter, size_t index) {
   Node& node = adapter.node(index);
   int64_t axis = 1;  // the pre-13 default
@@ -91,6 +91,78 @@ void CoerceSoftmaxTo2D(OpsetAdapter& adapter, size_t index) {
       Node{adapter.FreshNodeName(name + "/reshape"), "Reshape", {normalized, shape}, {y}, {}});
 }
 
+// TopK-1 has k as an int attribute; from 10 it is input 1 (int64 [1]).
+void TopKAttributeToInput(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto it = node.attributes.find("k");
+  if (it == node.attributes.end() || !std::holds_alternative<int64_t>(it->second)) {
+    throw InvalidArgumentError("node '" + node.name +
+                               "' (TopK version 1): attribute 'k' (an int) is required");
+  }
+  const int64_t k = std::get<int64_t>(it->second);
+  node.attributes.erase(it);
+  const std::string constant = adapter.AddInt64Constant(node.name + "/k", {k});
+  Node& same = adapter.node(index);
+  if (same.inputs.size() < 2) same.inputs.resize(2);
+  same.inputs[1] = constant;
+}
+
+// OneHot-9 leaves a row all off_value for an index outside [0, depth);
+// from 11 an index in [-depth, -1] counts from the end. The version-9
+// result is the newest one with the rows of negative indices put back to
+// off_value:
+//   y = Where(Unsqueeze(Less(Cast(indices, int64), 0), axis), values[0], OneHot(...))
+// Cast truncates toward zero as the kernel does, so -0.5 (index 0) stays
+// on. The node keeps its name; its output is renamed.
+void OneHotNegativeIndicesOff(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  if (node.inputs.size() != 3 || node.outputs.size() != 1 || node.inputs[0].empty() ||
+      node.inputs[2].empty()) {
+    return;  // malformed: left for the verifier to report
+  }
+  int64_t axis = -1;
+  if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
+    if (!std::holds_alternative<int64_t>(it->second)) {
+      throw InvalidArgumentError("node '" + node.name +
+                                 "' (OneHot): attribute 'axis' must be an int");
+    }
+    axis = std::get<int64_t>(it->second);
+  }
+  const std::string indices = node.inputs[0];
+  const std::string values = node.inputs[2];
+  const std::string y = node.outputs[0];
+  const std::string name = node.name;
+  const std::string hot = adapter.FreshValueName(y + "/one_hot");
+  node.outputs[0] = hot;
+  const std::string as_int64 = adapter.FreshValueName(y + "/indices_int64");
+  const std::string negative = adapter.FreshValueName(y + "/negative");
+  const std::string negative_rows = adapter.FreshValueName(y + "/negative_rows");
+  const std::string off = adapter.FreshValueName(y + "/off_value");
+  const std::string zero =
+      adapter.AddConstant(name + "/zero", Tensor::from_vector(Shape(), std::vector<int64_t>{0}));
+  const std::string axes = adapter.AddInt64Constant(name + "/axis", {axis});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/cast"),
+                       "Cast",
+                       {indices},
+                       {as_int64},
+                       Attributes{{"to", int64_t{7}}}});  // 7 = INT64
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/less"), "Less", {as_int64, zero}, {negative}, {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/unsqueeze"),
+                       "Unsqueeze",
+                       {negative, axes},
+                       {negative_rows},
+                       {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/off"), "Gather", {values, zero}, {off}, {}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/where"), "Where", {negative_rows, off, hot}, {y}, {}});
+}
+
+// Scatter-9 is ScatterElements-11 under its old name (deprecated at 11).
+void ScatterToScatterElements(OpsetAdapter& adapter, size_t index) {
+  adapter.node(index).op_type = "ScatterElements";
+}
+
 // BatchNormalization-7's `spatial` = 0 computed mean and variance per
 // element instead of per channel; Loom has only the per-channel form (1, the
 // default, and the only form from version 9 on).
@@ -108,8 +180,8 @@ void DropSpatialOne(OpsetAdapter& adapter, size_t index) {
 
 // Dropout at inference is the identity. From version 12 the mode is input
 // 2 (training_mode); it must be absent or a constant false, since training
-// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when used, is all true: a
-// bool ConstantOfShape (version 10 on; before, the mask had the input's
+// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when
+// used, is all true: a bool ConstantOfShape (version 10 on; before, the mask had the input's
 // element type, which the importer does not know).
 void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
   Node& node = adapter.node(index);
@@ -156,11 +228,12 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
   }
   const std::string shape = adapter.FreshValueName(*mask + "/shape");
   adapter.AddNode(Node{adapter.FreshNodeName(name + "/shape"), "Shape", {x}, {shape}, {}});
-  adapter.AddNode(Node{adapter.FreshNodeName(name + "/mask"),
-                       "ConstantOfShape",
-                       {shape},
-                       {*mask},
-                       Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/mask"),
+           "ConstantOfShape",
+           {shape},
+           {*mask},
+           Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
 }
 
 // Swish(x) = x * sigmoid(alpha * x); with alpha = 1 (the default) that is
@@ -213,9 +286,9 @@ void LegacyBroadcast(OpsetAdapter& adapter, size_t index) {
   const int64_t start = *axis < 0 ? *axis + rank_a : *axis;
   const int64_t trailing = rank_a - start - rank_b;
   if (start < 0 || trailing < 0) {
-    throw InvalidArgumentError(where + ": axis " + std::to_string(*axis) + " does not fit B (rank " +
-                               std::to_string(rank_b) + ") into A (rank " + std::to_string(rank_a) +
-                               ")");
+    throw InvalidArgumentError(where + ": axis " + std::to_string(*axis) +
+                               " does not fit B (rank " + std::to_string(rank_b) +
+                               ") into A (rank " + std::to_string(rank_a) + ")");
   }
   if (trailing == 0) return;
   const std::string b = node.inputs[1];
@@ -232,7 +305,8 @@ void LegacyBroadcast(OpsetAdapter& adapter, size_t index) {
   const std::string axes_name = adapter.AddInt64Constant(name + "/align_axes", axes);
   const std::string aligned = adapter.FreshValueName(b + "/aligned");
   adapter.node(index).inputs[1] = aligned;
-  adapter.AddNode(Node{adapter.FreshNodeName(name + "/align"), "Unsqueeze", {b, axes_name}, {aligned}, {}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/align"), "Unsqueeze", {b, axes_name}, {aligned}, {}});
 }
 
 // Gemm-6's `broadcast` = 1 broadcast C as version 7 always does; 0 required
@@ -246,6 +320,40 @@ void DropGemmBroadcast(OpsetAdapter& adapter, size_t index) {
 void BatchNorm6ToNewest(OpsetAdapter& adapter, size_t index) {
   adapter.node(index).attributes.erase("is_test");
   DropSpatialOne(adapter, index);
+}
+
+// Resize-10 and Upsample-7/9 take the scales as input 1 (Upsample-7: an
+// attribute) and define no coordinate mapping beyond "output = floor(input
+// * scale)"; ONNX Runtime maps them as asymmetric coordinates with its
+// legacy nearest rounding (truncate, or round up when downsampling), which
+// the kernel has as nearest_mode "simple". Both become Resize-19 nodes.
+void LegacyResize(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  const std::string where = "node '" + node.name + "' (" + node.op_type + ")";
+  if (node.inputs.empty() || node.inputs[0].empty()) {
+    throw InvalidArgumentError(where + ": expected input 'X'");
+  }
+  std::string scales;
+  if (auto it = node.attributes.find("scales"); it != node.attributes.end()) {
+    if (!std::holds_alternative<std::vector<float>>(it->second)) {
+      throw InvalidArgumentError(where + ": attribute 'scales' must be a list of floats");
+    }
+    const std::vector<float> values = std::get<std::vector<float>>(it->second);
+    node.attributes.erase(it);
+    const std::string name = node.name;
+    scales = adapter.AddConstant(
+        name + "/scales",
+        Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values));
+  } else if (node.inputs.size() >= 2 && !node.inputs[1].empty()) {
+    scales = node.inputs[1];
+  } else {
+    throw InvalidArgumentError(where + ": expected the scales (input 1)");
+  }
+  Node& same = adapter.node(index);
+  same.op_type = "Resize";
+  same.inputs = {same.inputs[0], "", scales};
+  same.attributes["coordinate_transformation_mode"] = std::string("asymmetric");
+  same.attributes["nearest_mode"] = std::string("simple");
 }
 
 // Differences shared by many rows.
@@ -269,10 +377,14 @@ constexpr std::string_view kPoolAttributes =
 constexpr std::string_view kLegacyBroadcast =
     "legacy broadcast/axis attributes: rewritten to numpy broadcasting";
 constexpr std::string_view kConverted = "turned into an initializer by the importer";
+constexpr std::string_view kScatterReductions =
+    "reduction from 16 (add, mul) and 18 (max, min), default none: the older behaviour; types";
 
 // Sorted by op (a test checks); rows of one op in version order.
 constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Abs", 6, 13, nullptr, kTypesOnly},
+    {"Acos", 7, 22, nullptr, kTypesOnly},
+    {"Acosh", 9, 22, nullptr, kTypesOnly},
     {"Add", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Add", 7, 14, nullptr, kTypesOnly},
     {"And", 7, 7, nullptr, kNewest},
@@ -280,6 +392,10 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
     {"ArgMin", 1, 13, nullptr,
      "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
+    {"Asin", 7, 22, nullptr, kTypesOnly},
+    {"Asinh", 9, 22, nullptr, kTypesOnly},
+    {"Atan", 7, 22, nullptr, kTypesOnly},
+    {"Atanh", 9, 22, nullptr, kTypesOnly},
     {"AveragePool", 1, 22, nullptr,
      "count_include_pad from 7 (default 0: version 1's behaviour), ceil_mode 10, dilations 19"},
     {"BatchNormalization", 6, 6, BatchNorm6ToNewest,
@@ -291,24 +407,38 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Cast", 6, 24, nullptr,
      "string types from 9; saturate (19) and round_mode (24) concern only float8 types, which "
      "Loom does not have"},
+    {"CastLike", 15, 24, nullptr,
+     "as Cast: saturate (19) and round_mode (24) concern only float8 types"},
     {"Ceil", 6, 13, nullptr, kTypesOnly},
+    {"Celu", 12, 12, nullptr, kNewest},
     {"Clip", 6, 6, nullptr, kAttributeBounds},
     {"Clip", 11, 13, nullptr, "integer types from 12"},
+    {"Compress", 9, 11, nullptr, kNegativeAxes},
     {"Concat", 4, 13, nullptr, kNegativeAxes},
     {"Constant", 1, 24, nullptr, kConverted},
     {"ConstantOfShape", 9, 24, nullptr, kTypesOnly},
     {"Conv", 1, 22, nullptr, kTypesOnly},
+    {"ConvTranspose", 1, 22, nullptr,
+     "auto_pad and output_shape clarified at 11 (the kernel follows ONNX's reference); types at "
+     "22"},
+    {"Cos", 7, 22, nullptr, kTypesOnly},
+    {"Cosh", 9, 22, nullptr, kTypesOnly},
+    {"CumSum", 11, 14, nullptr, kTypesOnly},
+    {"DepthToSpace", 1, 13, nullptr, "mode from 11 (default DCR: version 1's order); types"},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Div", 7, 14, nullptr, kTypesOnly},
     {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
+    {"Elu", 6, 22, nullptr, kTypesOnly},
     {"Equal", 7, 19, nullptr, kTypesOnly},
     {"Erf", 9, 13, nullptr, kTypesOnly},
     {"Exp", 6, 13, nullptr, kTypesOnly},
     {"Expand", 8, 13, nullptr, kTypesOnly},
+    {"EyeLike", 9, 22, nullptr, kTypesOnly},
     {"Flatten", 1, 24, nullptr, "negative axis from 11; types"},
     {"Floor", 6, 13, nullptr, kTypesOnly},
     {"Gather", 1, 13, nullptr, "negative indices defined from 11; types"},
     {"GatherElements", 11, 13, nullptr, kTypesOnly},
+    {"GatherND", 11, 13, nullptr, "batch_dims from 12 (default 0: version 11's behaviour); types"},
     {"Gelu", 20, 20, nullptr, kNewest},
     {"Gemm", 6, 6, DropGemmBroadcast, "broadcast = 1 is version 7's rule; 0 a case of it"},
     {"Gemm", 7, 13, nullptr, "C optional from 11; types"},
@@ -318,8 +448,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"GreaterOrEqual", 12, 16, nullptr, kTypesOnly},
     {"HardSigmoid", 6, 22, nullptr, kTypesOnly},
     {"HardSwish", 14, 22, nullptr, kTypesOnly},
+    {"Hardmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
+    {"Hardmax", 13, 13, nullptr, kNewest},
     {"Identity", 1, 24, nullptr, "sequence and optional types from 14/16; types"},
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
+    {"IsInf", 10, 20, nullptr, kTypesOnly},
+    {"IsNaN", 9, 20, nullptr, kTypesOnly},
     {"LayerNormalization", 17, 17, nullptr, kNewest},
     {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
     {"Less", 7, 13, nullptr, kTypesOnly},
@@ -332,11 +466,17 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
     {"Min", 6, 13, nullptr, kNoBroadcast},
+    {"Mish", 18, 22, nullptr, kTypesOnly},
     {"Mod", 10, 13, nullptr, kTypesOnly},
     {"Mul", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Mul", 7, 14, nullptr, kTypesOnly},
     {"Neg", 6, 13, nullptr, kTypesOnly},
+    {"NonZero", 9, 13, nullptr, kTypesOnly},
     {"Not", 1, 1, nullptr, kNewest},
+    {"OneHot", 9, 9, OneHotNegativeIndicesOff,
+     "an index outside [0, depth) gives an all-off row; 11 counts negatives from the end, so "
+     "their rows are set back to off_value"},
+    {"OneHot", 11, 11, nullptr, kNewest},
     {"Or", 7, 7, nullptr, kNewest},
     {"Pad", 2, 2, nullptr, kAttributeBounds},
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
@@ -364,18 +504,38 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"ReduceSumSquare", 18, 18, nullptr, kNewest},
     {"Relu", 6, 14, nullptr, kTypesOnly},
     {"Reshape", 5, 24, nullptr, "allowzero from 14 (default 0: the older behaviour); types"},
+    {"Resize", 10, 10, LegacyResize,
+     "scales as input 1, no coordinate mode: asymmetric with the legacy nearest rounding"},
+    {"Resize", 11, 19, nullptr,
+     "roi/scales optional from 13; antialias, axes and keep_aspect_ratio_policy (defaults: the "
+     "older behaviour) from 18; half_pixel_symmetric from 19; tf_half_pixel_for_nn (11 only) is "
+     "supported"},
+    {"Round", 11, 22, nullptr, kTypesOnly},
+    {"Scatter", 9, 9, ScatterToScatterElements, "ScatterElements-11 under its old name"},
+    {"Scatter", 11, 11, nullptr,
+     "deprecated at opset 11, where it has no definition (ScatterElements replaces it)", true},
+    {"ScatterElements", 11, 18, nullptr, kScatterReductions},
+    {"ScatterND", 11, 18, nullptr, kScatterReductions},
+    {"Selu", 6, 22, nullptr, kTypesOnly},
     {"Shape", 1, 24, nullptr, "start/end from 15 (defaults: the whole shape); types"},
+    {"Shrink", 9, 9, nullptr, kNewest},
     {"Sigmoid", 6, 13, nullptr, kTypesOnly},
     {"Sign", 9, 13, nullptr, kTypesOnly},
+    {"Sin", 7, 22, nullptr, kTypesOnly},
+    {"Sinh", 9, 22, nullptr, kTypesOnly},
     {"Size", 1, 24, nullptr, kTypesOnly},
     {"Slice", 1, 1, nullptr, kAttributeBounds},
     {"Slice", 10, 13, nullptr, "negative steps and clamping defined from 10/11; types"},
     {"Softmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"Softmax", 13, 13, nullptr, kNewest},
+    {"Softplus", 1, 22, nullptr, kTypesOnly},
+    {"Softsign", 1, 22, nullptr, kTypesOnly},
+    {"SpaceToDepth", 1, 13, nullptr, kTypesOnly},
     {"Split", 2, 11, SplitToInputAndCount,
      "split sizes are an attribute until 13: moved to input 1; equal parts counted by outputs "
      "until 18 (num_outputs)"},
-    {"Split", 13, 13, SplitCountToAttribute, "equal parts counted by outputs until 18 (num_outputs)"},
+    {"Split", 13, 13, SplitCountToAttribute,
+     "equal parts counted by outputs until 18 (num_outputs)"},
     {"Split", 18, 18, nullptr, kNewest},
     {"Sqrt", 6, 13, nullptr, kTypesOnly},
     {"Squeeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
@@ -384,17 +544,28 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Sub", 7, 14, nullptr, kTypesOnly},
     {"Sum", 6, 13, nullptr, kNoBroadcast},
     {"Swish", 24, 24, SwishToSilu, "alpha = 1 (the default) is Silu; other values are refused"},
+    {"Tan", 7, 22, nullptr, kTypesOnly},
     {"Tanh", 6, 13, nullptr, kTypesOnly},
+    {"ThresholdedRelu", 10, 22, nullptr, kTypesOnly},
     {"Tile", 6, 13, nullptr, kTypesOnly},
+    {"TopK", 1, 1, TopKAttributeToInput, "k is an attribute until 10: moved to input 1"},
+    {"TopK", 10, 24, nullptr,
+     "largest and sorted from 11 (defaults 1: version 10's behaviour); integer types 11, "
+     "bfloat16 24"},
     {"Transpose", 1, 24, nullptr, kTypesOnly},
+    {"Trilu", 14, 14, nullptr, kNewest},
     {"Unsqueeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
     {"Unsqueeze", 13, 24, nullptr, kTypesOnly},
+    {"Upsample", 7, 10, LegacyResize,
+     "Resize with asymmetric coordinates and the legacy nearest rounding (scales an attribute at "
+     "7, input 1 from 9; 10 only deprecates it)"},
     {"Where", 9, 16, nullptr, kTypesOnly},
     {"Xor", 7, 7, nullptr, kNewest},
 });
 
 // Ops the rules replace by others, with no kernel of their own.
-constexpr auto kReplacedOps = std::to_array<std::string_view>({"Dropout", "Swish"});
+constexpr auto kReplacedOps =
+    std::to_array<std::string_view>({"Dropout", "Scatter", "Swish", "Upsample"});
 
 }  // namespace
 
@@ -430,8 +601,8 @@ void CheckOpVersions(const std::vector<std::string>& op_types, int opset) {
       }
       problem = op + " version " + std::to_string(*version) + " (opset " + std::to_string(opset) +
                 "): not supported" +
-                (oldest ? "; Loom reads it from version " + std::to_string(oldest) +
-                              " (opset " + std::to_string(std::max(oldest, 7)) + " or later)"
+                (oldest ? "; Loom reads it from version " + std::to_string(oldest) + " (opset " +
+                              std::to_string(std::max(oldest, 7)) + " or later)"
                         : "");
     } else if (rule->refused) {
       problem = op + " version " + std::to_string(*version) + ": " + std::string(rule->difference);

@@ -20,8 +20,9 @@
 // the newest has exactly one row, so a new onnx pin whose schemas change an
 // op fails the tests until someone decides what the change means here.
 //
-// Pre-13 Softmax flattens its input to 2-D at `axis` (default 1) and
-// normalizes each row: Flatten(axis) → Softmax(axis=1) → Reshape back to
+// Pre-13 Softmax (and LogSoftmax, Hardmax) flattens its input to 2-D at
+// `axis` (default 1) and normalizes each row: Flatten(axis) →
+// Softmax(axis=1) → Reshape back to
 // the input's shape (a Shape node, so dynamic shapes keep working). When
 // the axis is the last one — axis = -1, or rank - 1 for a known rank — the
 // two forms agree and the node keeps a single axis of -1.

@@ -73,7 +73,7 @@ TEST(OpVersionRules, EveryVersionOfEveryKernelOpFromOpsetSevenHasARule) {
 }
 
 TEST(OpVersionRules, ReplacedOpsHaveNoKernelButRules) {
-  for (std::string_view op : {"Dropout", "Swish"}) {
+  for (std::string_view op : {"Dropout", "Scatter", "Swish", "Upsample"}) {
     EXPECT_TRUE(AdapterReplacesOp(op));
     EXPECT_EQ(kernels::FindKernel(op), nullptr) << op;
     EXPECT_NE(FindVersionRule(op, *OpVersionAtOpset(op, kNewestOnnxOpset)), nullptr) << op;
@@ -225,6 +225,72 @@ TEST(OpVersionRules, SwishWithAlphaOneIsSilu) {
   SetFloat(alpha.Node("Swish", {"x"}, {"y"}), "alpha", 2.0f);
   alpha.Output("y", kFloat, {2});
   EXPECT_TRUE(Contains(LoadError(alpha), "only alpha = 1")) << LoadError(alpha);
+}
+
+TEST(OpVersionRules, TopKOneReadsKFromItsAttribute) {
+  TestModel m(9);  // TopK's version at opset 9 is 1
+  m.Input("x", kFloat, {2, 3});
+  SetInt(m.Node("TopK", {"x"}, {"v", "i"}), "k", 2);
+  m.Output("v", kFloat, {2, 2});
+  m.Output("i", onnx::TensorProto::INT64, {2, 2});
+  Session session(load_onnx_model_from_bytes(m.Serialize()));
+  const std::vector<Tensor> out = session.run({{"x", kA23}});
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{3, 2, 6, 5}));
+  ASSERT_EQ(out[1].dtype(), DType::kInt64);
+  EXPECT_EQ(std::vector<int64_t>(out[1].data<int64_t>(), out[1].data<int64_t>() + 4),
+            (std::vector<int64_t>{2, 1, 2, 1}));
+  TestModel no_k(9);
+  no_k.Input("x", kFloat, {2, 3});
+  no_k.Node("TopK", {"x"}, {"v", "i"});
+  no_k.Output("v", kFloat, {2, 2});
+  EXPECT_TRUE(Contains(LoadError(no_k), "attribute 'k' (an int) is required")) << LoadError(no_k);
+}
+
+TEST(OpVersionRules, HardmaxBeforeThirteenCoercesTo2D) {
+  // x [2, 2, 2] at axis 1 (the default): each batch row of 4 gets one 1 at
+  // its first maximum, across both inner rows (version 13 would give one
+  // per column pair).
+  const Tensor x = Tensor::from_vector<float>({2, 2, 2}, {1, 5, 5, 2, 7, 0, 3, 9});
+  TestModel m(11);
+  m.Input("x", kFloat, {2, 2, 2});
+  m.Node("Hardmax", {"x"}, {"y"});
+  m.Output("y", kFloat, {2, 2, 2});
+  EXPECT_EQ(RunOutput(m, {{"x", x}}), (std::vector<float>{0, 1, 0, 0, 0, 0, 0, 1}));
+  TestModel last(11);
+  last.Input("x", kFloat, {2, 2, 2});
+  SetInt(last.Node("Hardmax", {"x"}, {"y"}), "axis", -1);
+  last.Output("y", kFloat, {2, 2, 2});
+  EXPECT_EQ(RunOutput(last, {{"x", x}}), (std::vector<float>{0, 1, 1, 0, 1, 0, 0, 1}));
+}
+
+TEST(OpVersionRules, OneHotNineLeavesNegativeIndicesOff) {
+  // Indices [1, -1, 5] with depth 3: version 11 would put -1 at 2.
+  for (int opset : {10, 11}) {
+    TestModel m(opset);
+    m.Input("i", onnx::TensorProto::INT64, {3});
+    m.Initializer(Tensor::from_vector<float>({}, {3}), "depth");
+    m.Initializer(Tensor::from_vector<float>({2}, {-1, 1}), "values");
+    SetInt(m.Node("OneHot", {"i", "depth", "values"}, {"y"}), "axis", 0);
+    m.Output("y", kFloat, {3, 3});
+    const std::vector<float> y =
+        RunOutput(m, {{"i", Tensor::from_vector<int64_t>({3}, {1, -1, 5})}});
+    if (opset == 10) {
+      EXPECT_EQ(y, (std::vector<float>{-1, -1, -1, 1, -1, -1, -1, -1, -1}));
+    } else {
+      EXPECT_EQ(y, (std::vector<float>{-1, -1, -1, 1, -1, -1, -1, 1, -1}));
+    }
+  }
+}
+
+TEST(OpVersionRules, ScatterIsScatterElements) {
+  TestModel m(10);
+  m.Input("x", kFloat, {1, 5});
+  m.Initializer(Tensor::from_vector<int64_t>({1, 2}, {1, 3}), "i");
+  m.Initializer(Tensor::from_vector<float>({1, 2}, {10, 20}), "u");
+  SetInt(m.Node("Scatter", {"x", "i", "u"}, {"y"}), "axis", 1);
+  m.Output("y", kFloat, {1, 5});
+  EXPECT_EQ(RunOutput(m, {{"x", Tensor::from_vector<float>({1, 5}, {1, 2, 3, 4, 5})}}),
+            (std::vector<float>{1, 10, 3, 20, 5}));
 }
 
 TEST(OpVersionRules, NewestOpsetModelLoads) {

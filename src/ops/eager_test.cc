@@ -87,8 +87,8 @@ TEST(EagerOps, ErrorsNameTheOpTheInputAndExpectedVersusActual) {
   const Tensor ints(DType::kInt8, {1, 1, 3, 3});
   EXPECT_EQ(ErrorOf([&] { ops::conv2d(ints, ints); }),
             "Conv: no kernel for dtype int8 (supported: float32)");
-  EXPECT_EQ(ErrorOf([&] { ops::run("Softplus", {a}); }),
-            "no operator 'Softplus' (supported_ops() lists them)");
+  EXPECT_EQ(ErrorOf([&] { ops::run("NoSuchOp", {a}); }),
+            "no operator 'NoSuchOp' (supported_ops() lists them)");
 }
 
 // No kernel may start a thread of its own (no OpenMP, no threaded BLAS):
