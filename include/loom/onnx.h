@@ -3,11 +3,13 @@
 //   loom::Graph graph = loom::load_onnx_model("resnet18.onnx");
 //   loom::Session session(std::move(graph));
 //
-// Parsed with the ONNX and protobuf libraries. Opsets 11 up to 17 (the newest
-// the ONNX library knows) of the default domain; older operator forms
-// (ReduceSum's axes attribute, Squeeze/Unsqueeze axes, Split sizes, pre-13
-// Softmax, ...) are rewritten to the forms Loom's kernels implement
-// (src/onnx/README.md has the table). Initializers and Constant nodes become
+// Parsed with protobuf classes generated from the pinned onnx package's
+// schema. Opsets 1 to 24 of the default domain: each node's operator version
+// at the model's opset must be one Loom reads (every version from opset 7 on
+// of every op it has a kernel for); older versions (ReduceX's axes
+// attribute, Squeeze/Unsqueeze axes, Split sizes, pre-13 Softmax, legacy
+// broadcasting, Resize-10/Upsample, Dropout, ...) are rewritten to the forms
+// Loom's kernels implement (src/onnx/README.md has the rules). Initializers and Constant nodes become
 // constants; an initializer also listed as a graph input stays an
 // overridable input with a default (IR version 4 and later; before that,
 // every initializer was listed as an input and stays a constant).
@@ -26,8 +28,9 @@
 // or label; loom::RuntimeError only if memory runs out):
 //  - a missing, unreadable, empty, truncated or corrupted file, or one over
 //    protobuf's 2 GiB limit;
-//  - a model the ONNX checker rejects;
-//  - an opset outside 11..17, or no default-domain opset;
+//  - an IR version below 3 (or missing);
+//  - an opset outside 1..24, or no default-domain opset; an op version Loom
+//    does not read (named with the version and what differs);
 //  - unsupported ops (including any op from another domain): ONE error
 //    listing every unsupported op type with the nodes that use it;
 //  - tensors or values of unsupported element types (string, complex, ...),
