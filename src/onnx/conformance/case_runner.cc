@@ -1,6 +1,7 @@
 #include "onnx/conformance/case_runner.h"
 
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -174,7 +175,21 @@ class CaseRun {
       name = positional[k];
     }
     onnx_import::ExternalDataPolicy policy{.model_dir = ""};
-    return {name, onnx_import::TensorFromProto(proto, policy, file)};
+    Tensor tensor = onnx_import::TensorFromProto(proto, policy, file);
+    for (const ValueInfo& v : session_values) {
+      if (v.name == name) tensor = AsDeclaredBFloat16(std::move(tensor), v.type.dtype);
+    }
+    return {name, std::move(tensor)};
+  }
+
+  // Test data written before NumPy-side bfloat16 (ONNX 1.12, the Debian
+  // package's) stores a bfloat16 value as UINT16 bit patterns: read it as
+  // the bfloat16 the model declares. Anything else is left as it is.
+  static Tensor AsDeclaredBFloat16(Tensor tensor, DType declared) {
+    if (declared != DType::kBFloat16 || tensor.dtype() != DType::kUInt16) return tensor;
+    Tensor out(DType::kBFloat16, tensor.shape());
+    if (tensor.nbytes() > 0) std::memcpy(out.raw_data(), tensor.raw_data(), tensor.nbytes());
+    return out;
   }
 
   const ConformanceCase& case_;
