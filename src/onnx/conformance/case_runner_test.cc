@@ -188,5 +188,27 @@ TEST_F(CaseRunnerTest, DataOfAnElementTypeLoomLacksIsUnsupported) {
   EXPECT_EQ(result.reason, "data set 0: input_0.pb has element type STRING, which Loom lacks");
 }
 
+// ONNX 1.12's test data stores bfloat16 values as UINT16 bit patterns: they
+// are read as the bfloat16 the model declares, inputs and outputs alike.
+TEST_F(CaseRunnerTest, Uint16DataOfADeclaredBFloat16ValueIsItsBitPattern) {
+  const auto model = SingleNodeModel("Identity", {{"x", onnx::TensorProto::BFLOAT16, {3}}},
+                                     {{"y", onnx::TensorProto::BFLOAT16, {3}}});
+  // bfloat16 1.0, -2.0, 0.5.
+  const Tensor bits = Tensor::from_vector<uint16_t>({3}, {0x3f80, 0xc000, 0x3f00});
+  WriteCase(dir_.string(), model, {{{Proto(bits, "x")}, {Proto(bits, "y")}}});
+  CaseResult result = Run();
+  EXPECT_EQ(result.status, CaseStatus::kPassed) << result.reason;
+  // Not for a value the model declares uint16: there the dtypes must agree.
+  const auto u16 = SingleNodeModel("Identity", {{"x", onnx::TensorProto::UINT16, {3}}},
+                                   {{"y", onnx::TensorProto::UINT16, {3}}});
+  const Tensor b = Tensor::from_vector<BFloat16>(
+      {3}, {BFloat16::from_bits(0x3f80), BFloat16::from_bits(0xc000), BFloat16::from_bits(0)});
+  WriteCase(dir_.string(), u16, {{{Proto(bits, "x")}, {Proto(b, "y")}}});
+  CaseResult mismatch = Run();
+  EXPECT_EQ(mismatch.status, CaseStatus::kFailed);
+  EXPECT_EQ(mismatch.reason,
+            "data set 0: output 'y': dtype differs: expected bfloat16, got uint16");
+}
+
 }  // namespace
 }  // namespace loom::conformance
