@@ -26,10 +26,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/bfloat16.h"
 #include "loom/float16.h"
 
 namespace loom {
 
+// Values are stable (new dtypes are appended): they index tables and travel
+// in DTypeMask bits (kernels/registry.h).
 enum class DType : uint8_t {
   kFloat32,
   kFloat64,
@@ -39,13 +42,29 @@ enum class DType : uint8_t {
   kInt32,
   kInt64,
   kBool,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kInt16,
+  kBFloat16,
 };
 
-// Bytes per element: 4, 8, 2, 1, 1, 4, 8, 1 (bool is one byte, 0 or 1).
+// The number of dtypes: every DType is below it, for loops over all of them.
+inline constexpr int kNumDTypes = static_cast<int>(DType::kBFloat16) + 1;
+
+// Bytes per element: 4, 8, 2, 1, 1, 4, 8, 1, 2, 4, 8, 2, 2 in enum order
+// (bool is one byte, 0 or 1).
 size_t dtype_size(DType dtype);
 
-// "float32", "float64", "float16", "int8", "uint8", "int32", "int64", "bool".
+// "float32", "float64", "float16", "int8", "uint8", "int32", "int64", "bool",
+// "uint16", "uint32", "uint64", "int16", "bfloat16".
 std::string_view dtype_name(DType dtype);
+
+// Whether elements are floating point: float32, float64, float16, bfloat16.
+constexpr bool dtype_is_float(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16 ||
+         dtype == DType::kBFloat16;
+}
 
 // The DType of a C++ element type; a compile error for any other type.
 template <typename T>
@@ -176,6 +195,16 @@ constexpr DType dtype_of() {
     return DType::kInt64;
   else if constexpr (std::is_same_v<T, bool>)
     return DType::kBool;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return DType::kUInt16;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return DType::kUInt32;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return DType::kUInt64;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return DType::kInt16;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return DType::kBFloat16;
   else
     static_assert(sizeof(T) == 0, "not a Loom element type");
 }

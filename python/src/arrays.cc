@@ -22,11 +22,15 @@ std::optional<DType> LoomDType(nb::dlpack::dtype dtype) {
       return std::nullopt;
     case Code::Int:
       if (dtype.bits == 8) return DType::kInt8;
+      if (dtype.bits == 16) return DType::kInt16;
       if (dtype.bits == 32) return DType::kInt32;
       if (dtype.bits == 64) return DType::kInt64;
       return std::nullopt;
     case Code::UInt:
       if (dtype.bits == 8) return DType::kUInt8;
+      if (dtype.bits == 16) return DType::kUInt16;
+      if (dtype.bits == 32) return DType::kUInt32;
+      if (dtype.bits == 64) return DType::kUInt64;
       return std::nullopt;
     case Code::Bool:
       if (dtype.bits == 8) return DType::kBool;
@@ -36,7 +40,12 @@ std::optional<DType> LoomDType(nb::dlpack::dtype dtype) {
   }
 }
 
-nb::dlpack::dtype DlpackDType(DType dtype) {
+// Why bfloat16 stops at the NumPy boundary, for both directions' errors.
+constexpr const char* kNoBFloat16 =
+    "NumPy has no bfloat16 dtype and Loom does not depend on ml_dtypes; use float32 at the "
+    "model's edges (a Cast to or from bfloat16 inside the model)";
+
+nb::dlpack::dtype DlpackDType(DType dtype, const std::string& what) {
   using Code = nb::dlpack::dtype_code;
   auto make = [](Code code, int bits) {
     return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
@@ -58,6 +67,17 @@ nb::dlpack::dtype DlpackDType(DType dtype) {
       return make(Code::Int, 64);
     case DType::kBool:
       return make(Code::Bool, 8);
+    case DType::kUInt16:
+      return make(Code::UInt, 16);
+    case DType::kUInt32:
+      return make(Code::UInt, 32);
+    case DType::kUInt64:
+      return make(Code::UInt, 64);
+    case DType::kInt16:
+      return make(Code::Int, 16);
+    case DType::kBFloat16:
+      throw InvalidArgumentError(
+          what + " has dtype bfloat16, which cannot become a NumPy array: " + kNoBFloat16);
   }
   throw RuntimeError("unknown Loom dtype");
 }
@@ -104,6 +124,9 @@ std::string DTypeText(nb::handle array) {
 Tensor TensorFromPython(nb::handle object, const std::string& what) {
   nb::object array = nb::borrow(object);
   if (!nb::isinstance(array, NumPy().attr("ndarray"))) array = NumPy().attr("asarray")(array);
+  if (DTypeText(array) == "bfloat16") {  // an ml_dtypes array
+    throw InvalidArgumentError(what + ": dtype bfloat16 is not supported here: " + kNoBFloat16);
+  }
   nb::ndarray<nb::ro> view;
   if (!nb::try_cast(array, view, /*convert=*/false)) {
     throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " + DTypeText(array));
@@ -111,8 +134,8 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
   const std::optional<DType> dtype = LoomDType(view.dtype());
   if (!dtype) {
     throw InvalidArgumentError(what + ": NumPy dtype " + DTypeText(array) +
-                               " is not supported (Loom has float32, float64, float16, int8, "
-                               "uint8, int32, int64 and bool)");
+                               " is not supported (Loom takes float32, float64, float16, int8, "
+                               "int16, int32, int64, uint8, uint16, uint32, uint64 and bool)");
   }
   const auto address = reinterpret_cast<uintptr_t>(view.data());
   if (!IsCContiguous(view) || address % dtype_size(*dtype) != 0) {
@@ -132,9 +155,8 @@ bool IsPythonScalar(nb::handle value) {
 }
 
 Tensor TensorFromPythonLike(nb::handle value, const Tensor& like, const std::string& what) {
-  const bool like_is_float = like.dtype() == DType::kFloat32 || like.dtype() == DType::kFloat64 ||
-                             like.dtype() == DType::kFloat16;
-  if (!IsPythonScalar(value) || (nb::isinstance<nb::float_>(value) && !like_is_float)) {
+  if (!IsPythonScalar(value) ||
+      (nb::isinstance<nb::float_>(value) && !dtype_is_float(like.dtype()))) {
     return TensorFromPython(value, what);
   }
   nb::object scalar =
@@ -142,9 +164,9 @@ Tensor TensorFromPythonLike(nb::handle value, const Tensor& like, const std::str
   return TensorFromPython(scalar, what);
 }
 
-nb::object ArrayFromTensor(Tensor tensor) {
+nb::object ArrayFromTensor(Tensor tensor, const std::string& what) {
   std::vector<size_t> shape(tensor.shape().dims().begin(), tensor.shape().dims().end());
-  const nb::dlpack::dtype dtype = DlpackDType(tensor.dtype());
+  const nb::dlpack::dtype dtype = DlpackDType(tensor.dtype(), what);
   auto* holder = new Tensor(std::move(tensor));
   nb::capsule owner(holder, [](void* pointer) noexcept { delete static_cast<Tensor*>(pointer); });
   // NumPy wants a non-null pointer even for zero elements.

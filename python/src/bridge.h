@@ -26,7 +26,8 @@ namespace nb = nanobind;
 // NumPy array of a Loom dtype (no copy; the array is kept alive); otherwise
 // over a C-ordered copy. Anything else NumPy can turn into an array (lists,
 // scalars) is converted first. `what` names the argument in errors
-// ("matmul: argument 'a'").
+// ("matmul: argument 'a'"). bfloat16 (an ml_dtypes array) is refused with a
+// clear InvalidArgumentError: Loom does not depend on ml_dtypes.
 Tensor TensorFromPython(nb::handle array, const std::string& what);
 
 // As TensorFromPython, except that a Python int, float or bool takes
@@ -42,8 +43,10 @@ bool IsPythonScalar(nb::handle value);
 using SharedPyObject = std::shared_ptr<nb::object>;
 SharedPyObject SharePyObject(nb::handle object);
 
-// A NumPy array that owns `tensor`'s storage (no copy).
-nb::object ArrayFromTensor(Tensor tensor);
+// A NumPy array that owns `tensor`'s storage (no copy). A bfloat16 tensor
+// (NumPy has no such dtype) is an InvalidArgumentError naming `what`
+// ("output 'y'").
+nb::object ArrayFromTensor(Tensor tensor, const std::string& what = "the result");
 
 // Results never alias arguments: an output sharing storage with an input
 // (Reshape, Identity) is copied, so a returned array is always new memory,

@@ -69,8 +69,13 @@ void DefBinary(nb::module_& m, const char* name, const char* doc) {
 DType DTypeFromPython(nb::handle dtype) {
   nb::object numpy_dtype = nb::module_::import_("numpy").attr("dtype")(dtype);
   const std::string name = nb::str(numpy_dtype.attr("name")).c_str();
-  for (DType candidate : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
-                          DType::kUInt8, DType::kInt32, DType::kInt64, DType::kBool}) {
+  if (name == "bfloat16") {
+    throw InvalidArgumentError(
+        "cast: dtype bfloat16 cannot be returned as a NumPy array (NumPy has no bfloat16 dtype "
+        "and Loom does not depend on ml_dtypes)");
+  }
+  for (int d = 0; d < kNumDTypes; ++d) {
+    const auto candidate = static_cast<DType>(d);
     if (dtype_name(candidate) == name) return candidate;
   }
   throw InvalidArgumentError("cast: dtype " + name + " is not a Loom dtype");
@@ -128,7 +133,10 @@ void DefGeneric(nb::module_& m) {
           return outputs;
         });
         nb::list arrays;
-        for (Tensor& result : results) arrays.append(ArrayFromTensor(std::move(result)));
+        for (size_t i = 0; i < results.size(); ++i) {
+          arrays.append(
+              ArrayFromTensor(std::move(results[i]), op + ": output " + std::to_string(i)));
+        }
         return arrays;
       },
       nb::arg("op"), nb::arg("inputs"), nb::arg("attributes") = nb::none(),

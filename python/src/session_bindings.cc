@@ -86,6 +86,16 @@ std::string OrtTypeName(DType dtype) {
       return "tensor(int64)";
     case DType::kBool:
       return "tensor(bool)";
+    case DType::kUInt16:
+      return "tensor(uint16)";
+    case DType::kUInt32:
+      return "tensor(uint32)";
+    case DType::kUInt64:
+      return "tensor(uint64)";
+    case DType::kInt16:
+      return "tensor(int16)";
+    case DType::kBFloat16:
+      return "tensor(bfloat16)";
   }
   return "tensor(unknown)";
 }
@@ -238,7 +248,12 @@ class InferenceSession {
       return results;
     });
     nb::list arrays;
-    for (Tensor& output : outputs) arrays.append(ArrayFromTensor(std::move(output)));
+    const std::vector<ValueInfo>& declared = session_->outputs();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string& name = fetches.empty() ? declared.at(i).name : fetches[i];
+      arrays.append(
+          ArrayFromTensor(std::move(outputs[i]), "InferenceSession.run: output '" + name + "'"));
+    }
     return arrays;
   }
 

@@ -133,8 +133,16 @@ def test_from_tensor_slices_copies_its_input(rng):
 
 
 def test_unsupported_dtype_is_value_error():
-    with pytest.raises(ValueError, match="int16"):
-        Dataset.from_tensor_slices(np.arange(3, dtype=np.int16))
+    with pytest.raises(ValueError, match="complex64"):
+        Dataset.from_tensor_slices(np.arange(3, dtype=np.complex64))
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.uint32, np.uint64])
+def test_sixteen_bit_and_unsigned_dtypes_slice(dtype):
+    data = np.array([[0, np.iinfo(dtype).max], [np.iinfo(dtype).min, 7]], dtype=dtype)
+    elements = drain(Dataset.from_tensor_slices(data))
+    assert [e.dtype for e in elements] == [np.dtype(dtype)] * 2
+    np.testing.assert_array_equal(np.stack(elements), data)
 
 
 # ---- from_tensors ----

@@ -70,9 +70,9 @@ def test_lists_and_scalars_are_converted_like_np_asarray():
     np.testing.assert_array_equal(loom.ops.relu(np.float32(-3.0)), np.float32(0.0))
 
 
-@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.uint32, np.uint64, np.complex64,
-                                   np.complex128, np.float128 if hasattr(np, "float128")
-                                   else np.longdouble], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128,
+                                   np.float128 if hasattr(np, "float128") else np.longdouble],
+                         ids=lambda d: np.dtype(d).name)
 def test_unsupported_numpy_dtype_raises_value_error_naming_it(dtype):
     with pytest.raises(loom.errors.InvalidArgumentError) as info:
         loom.ops.relu(np.ones(3, dtype))
@@ -83,8 +83,15 @@ def test_unsupported_numpy_dtype_raises_value_error_naming_it(dtype):
 
 
 def test_unsupported_dtype_in_second_argument_names_it():
-    with pytest.raises(ValueError, match=r"add: argument 'b': NumPy dtype int16"):
-        loom.ops.add(np.ones(3, np.float32), np.ones(3, np.int16))
+    with pytest.raises(ValueError, match=r"add: argument 'b': NumPy dtype complex64"):
+        loom.ops.add(np.ones(3, np.float32), np.ones(3, np.complex64))
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32, np.uint64])
+def test_op_without_a_kernel_for_a_dtype_names_it(dtype):
+    # Relu has no unsigned kernel (ONNX's Relu takes signed types only).
+    with pytest.raises(loom.errors.InvalidArgumentError, match=np.dtype(dtype).name):
+        loom.ops.relu(np.ones(3, dtype))
 
 
 @pytest.mark.parametrize("value", [np.array(["a", "b"]), np.array([object(), None]),

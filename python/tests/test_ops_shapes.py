@@ -131,7 +131,7 @@ def test_cast_accepts_any_numpy_dtype_spelling(spelling):
     np.testing.assert_array_equal(out, [1, -2])
 
 
-@pytest.mark.parametrize("target", [np.int16, np.complex64, "U3"], ids=str)
+@pytest.mark.parametrize("target", [np.complex64, "U3"], ids=str)
 def test_cast_to_a_dtype_loom_lacks_names_it(target):
     with pytest.raises(ValueError, match=f"cast: dtype {np.dtype(target).name}"):
         loom.ops.cast(np.zeros(3, np.float32), target)

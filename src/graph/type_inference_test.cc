@@ -147,7 +147,7 @@ TEST(InferTypes, DTypeTheKernelDoesNotSupportThrows) {
   const std::string x = b.input("x", kI32, {4});
   EXPECT_EQ(BuildErrorOf(b, b.op("Sigmoid", {x}, {}, "sig")),
             "graph 'g': node 'sig' (Sigmoid): input 'x' int32[4] has dtype int32, which the "
-            "kernel does not support (supported: float32, float64, float16)");
+            "kernel does not support (supported: float32, float64, float16, bfloat16)");
 }
 
 TEST(InferTypes, ConvInFloat64Throws) {

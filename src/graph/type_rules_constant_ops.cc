@@ -143,6 +143,9 @@ std::vector<TensorType> InferRange(const NodeTypeContext& ctx) {
     case DType::kFloat64:
       count = RangeCount<double>(ctx);
       break;
+    case DType::kInt16:
+      count = RangeCount<int16_t>(ctx);
+      break;
     case DType::kInt32:
       count = RangeCount<int32_t>(ctx);
       break;

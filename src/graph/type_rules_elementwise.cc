@@ -25,9 +25,8 @@ std::vector<TensorType> InferCast(const NodeTypeContext& ctx) {
   const int64_t code = ctx.RequireInt("to");
   const std::optional<DType> dtype = kernels::DTypeFromOnnxDataType(code);
   if (!dtype) {
-    ctx.Fail("attribute 'to' = " + std::to_string(code) +
-             " is not a dtype Loom supports (1 FLOAT, 2 UINT8, 3 INT8, 6 INT32, 7 INT64, 9 BOOL, "
-             "10 FLOAT16, 11 DOUBLE)");
+    ctx.Fail("attribute 'to' = " + std::to_string(code) + " is not a dtype Loom supports (" +
+             kernels::SupportedOnnxDataTypes() + ")");
   }
   return {TensorType{*dtype, ctx.input_shape(0)}};
 }
@@ -55,10 +54,7 @@ std::vector<TensorType> InferMod(const NodeTypeContext& ctx) {
   const int64_t fmod = ctx.GetInt("fmod", 0);
   if (fmod != 0 && fmod != 1)
     ctx.Fail("attribute 'fmod' must be 0 or 1 (got " + std::to_string(fmod) + ")");
-  const DType dtype = ctx.input(0).dtype;
-  const bool is_float =
-      dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16;
-  if (is_float && fmod == 0) {
+  if (dtype_is_float(ctx.input(0).dtype) && fmod == 0) {
     ctx.Fail("input " + ctx.Describe(0) + " is floating point, which requires attribute fmod = 1");
   }
   return out;
@@ -67,8 +63,9 @@ std::vector<TensorType> InferMod(const NodeTypeContext& ctx) {
 // Pow(X, Y): the exponent may have any numeric dtype; the result has X's.
 std::vector<TensorType> InferPow(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(2, 2);
-  ctx.CheckDTypeIn(1, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
-                       DType::kUInt8, DType::kInt32, DType::kInt64});
+  ctx.CheckDTypeIn(1, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                       DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32,
+                       DType::kUInt32, DType::kInt64, DType::kUInt64});
   return {TensorType{ctx.input(0).dtype, BroadcastInputs(ctx, {0, 1})}};
 }
 

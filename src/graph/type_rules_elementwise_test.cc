@@ -170,6 +170,46 @@ TEST(CastRule, TakesTheDTypeOfAttributeTo) {
             (std::vector<std::string>{"int64[N, 2]", "bool[N, 2]", "float16[N, 2]"}));
 }
 
+TEST(CastRule, ToEachNewDType) {
+  GraphBuilder b;
+  const std::string x = b.input("x", kF32, {3});
+  EXPECT_EQ(testing::OutputTypes(b, {b.op("Cast", {x}, {{"to", int64_t{4}}}),
+                                     b.op("Cast", {x}, {{"to", int64_t{5}}}),
+                                     b.op("Cast", {x}, {{"to", int64_t{12}}}),
+                                     b.op("Cast", {x}, {{"to", int64_t{13}}}),
+                                     b.op("Cast", {x}, {{"to", int64_t{16}}})}),
+            (std::vector<std::string>{"uint16[3]", "int16[3]", "uint32[3]", "uint64[3]",
+                                      "bfloat16[3]"}));
+}
+
+// The kernel registry's dtypes decide which input dtypes an op takes: the
+// new types where ONNX allows them, a clear error where it does not.
+TEST(KernelDTypes, NewTypesFollowTheRegistry) {
+  for (DType dtype : {DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kInt16,
+                      DType::kBFloat16}) {
+    GraphBuilder b;
+    const std::string x = b.input("x", dtype, {2});
+    const std::string name(dtype_name(dtype));
+    EXPECT_EQ(testing::OutputTypes(
+                  b, {b.op("Add", {x, x}), b.op("Less", {x, x}), b.op("Abs", {x}),
+                      b.op("Max", {x, x, x}), b.op("Transpose", {x}), b.op("Identity", {x})}),
+              (std::vector<std::string>{name + "[2]", "bool[2]", name + "[2]", name + "[2]",
+                                        name + "[2]", name + "[2]"}))
+        << name;
+  }
+  GraphBuilder neg("g");
+  const std::string u = neg.input("u", DType::kUInt32, {2});
+  EXPECT_EQ(BuildErrorOf(neg, neg.op("Neg", {u}, {}, "n")),
+            "graph 'g': node 'n' (Neg): input 'u' uint32[2] has dtype uint32, which the kernel "
+            "does not support (supported: float32, float64, float16, int8, int32, int64, int16, "
+            "bfloat16)");
+  GraphBuilder sum("g");
+  const std::string s = sum.input("s", DType::kInt16, {2});
+  EXPECT_NE(BuildErrorOf(sum, sum.op("ReduceSum", {s}, {}, "r"))
+                .find("has dtype int16, which the kernel does not support"),
+            std::string::npos);
+}
+
 TEST(CastRule, UnsupportedOrMissingTargetThrows) {
   {
     GraphBuilder b("g");
@@ -194,6 +234,10 @@ TEST(PowRule, ExponentMayHaveAnotherNumericDType) {
   const std::string x = b.input("x", kF32, {3, 1});
   const std::string y = b.input("y", kI64, {4});
   EXPECT_EQ(OutputType(b, b.op("Pow", {x, y})), "float32[3, 4]");
+  GraphBuilder c;
+  const std::string base = c.input("base", DType::kBFloat16, {2});
+  const std::string exponent = c.input("e", DType::kUInt64, {2});
+  EXPECT_EQ(OutputType(c, c.op("Pow", {base, exponent})), "bfloat16[2]");
 }
 
 TEST(ModRule, FloatInputsNeedFmod) {
@@ -205,6 +249,10 @@ TEST(ModRule, FloatInputsNeedFmod) {
   EXPECT_EQ(BuildErrorOf(b, b.op("Mod", {y, y}, {}, "mod")),
             "graph 'g': node 'mod' (Mod): input 'y' float32[2] is floating point, which requires "
             "attribute fmod = 1");
+  GraphBuilder h("g");
+  const std::string z = h.input("z", DType::kBFloat16, {2});
+  EXPECT_NE(BuildErrorOf(h, h.op("Mod", {z, z}, {}, "mod")).find("requires attribute fmod = 1"),
+            std::string::npos);
 }
 
 TEST(ClipRule, BoundsShareTheInputDType) {

@@ -82,7 +82,19 @@ TEST(ReduceRule, UnsupportedDTypeThrows) {
   const std::string x = b.input("x", kI32, {2});
   EXPECT_EQ(BuildErrorOf(b, b.op("ReduceLogSumExp", {x}, {}, "lse")),
             "graph 'g': node 'lse' (ReduceLogSumExp): input 'x' int32[2] has dtype int32, which "
-            "the kernel does not support (supported: float32, float64)");
+            "the kernel does not support (supported: float32, float64, bfloat16)");
+  // ONNX's reductions take no 16-bit integers; ArgMax does.
+  GraphBuilder c("g");
+  const std::string u = c.input("u", DType::kUInt16, {2});
+  EXPECT_EQ(BuildErrorOf(c, c.op("ReduceMax", {u}, {}, "max")),
+            "graph 'g': node 'max' (ReduceMax): input 'u' uint16[2] has dtype uint16, which the "
+            "kernel does not support (supported: float32, float64, int8, uint8, int32, int64, "
+            "uint32, uint64, bfloat16)");
+  GraphBuilder d;
+  const std::string v = d.input("v", DType::kUInt16, {2, 3});
+  const std::string w = d.input("w", DType::kUInt64, {2, 3});
+  EXPECT_EQ(testing::OutputTypes(d, {d.op("ArgMax", {v}), d.op("ReduceSum", {w})}),
+            (std::vector<std::string>{"int64[1, 3]", "uint64[1, 1]"}));
 }
 
 TEST(ArgReduceRule, GivesInt64) {

@@ -170,8 +170,9 @@ struct DescrInfo {
 std::optional<DescrInfo> FindDescr(std::string_view code) {
   static const std::map<std::string_view, DescrInfo> kCodes = {
       {"f4", {DType::kFloat32, 4}}, {"f8", {DType::kFloat64, 8}}, {"f2", {DType::kFloat16, 2}},
-      {"i1", {DType::kInt8, 1}},    {"u1", {DType::kUInt8, 1}},   {"i4", {DType::kInt32, 4}},
-      {"i8", {DType::kInt64, 8}},   {"b1", {DType::kBool, 1}},
+      {"i1", {DType::kInt8, 1}},    {"u1", {DType::kUInt8, 1}},   {"i2", {DType::kInt16, 2}},
+      {"u2", {DType::kUInt16, 2}},  {"i4", {DType::kInt32, 4}},   {"u4", {DType::kUInt32, 4}},
+      {"i8", {DType::kInt64, 8}},   {"u8", {DType::kUInt64, 8}},  {"b1", {DType::kBool, 1}},
   };
   auto it = kCodes.find(code);
   if (it == kCodes.end()) return std::nullopt;
@@ -181,7 +182,8 @@ std::optional<DescrInfo> FindDescr(std::string_view code) {
 [[noreturn]] void FailDescr(const std::string& label, const std::string& descr,
                             const std::string& why) {
   Fail(label, "dtype '" + descr + "' " + why +
-                  " (supported: <f4 <f8 <f2 <i4 <i8 |i1 |u1 |b1, '=' for native order)");
+                  " (supported: <f4 <f8 <f2 <i2 <u2 <i4 <u4 <i8 <u8 |i1 |u1 |b1, '=' for native "
+                  "order)");
 }
 
 DType ParseDescr(const std::string& descr, const std::string& label) {
@@ -218,8 +220,19 @@ std::string DescrOf(DType dtype) {
       return "<i8";
     case DType::kBool:
       return "|b1";
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kUInt32:
+      return "<u4";
+    case DType::kUInt64:
+      return "<u8";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kBFloat16:
+      break;  // numpy has no bfloat16 type code
   }
-  return "";
+  throw InvalidArgumentError("cannot write a " + std::string(dtype_name(dtype)) +
+                             " tensor as .npy: numpy has no such dtype (Cast it to float32 first)");
 }
 
 }  // namespace

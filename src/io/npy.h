@@ -1,7 +1,8 @@
 // NumPy .npy files ⇄ loom::Tensor (format versions 1.0, 2.0 and 3.0;
-// little-endian, C order; dtypes float32/64, float16, int8/32/64, uint8,
-// bool). Used by `loom run --input/--save-outputs` and by the tests that
-// compare with ../shared/models/*.npy.
+// little-endian, C order; dtypes float32/64, float16, int8/16/32/64,
+// uint8/16/32/64, bool; not bfloat16, which NumPy lacks). Used by `loom run
+// --input/--save-outputs` and by the tests that compare with
+// ../shared/models/*.npy.
 #pragma once
 
 #include <string>
@@ -18,6 +19,8 @@ namespace loom::io {
 Tensor ParseNpy(std::string_view bytes, const std::string& label);
 Tensor ReadNpy(const std::string& path);
 
+// Both throw loom::InvalidArgumentError for a bfloat16 tensor (numpy has no
+// bfloat16 type code).
 std::string SerializeNpy(const Tensor& tensor);
 // Throws loom::RuntimeError naming the path when writing fails.
 void WriteNpy(const std::string& path, const Tensor& tensor);

@@ -44,7 +44,9 @@ TEST(Npy, ParsesEveryDTypeCode) {
       {"<f4", DType::kFloat32}, {"<f8", DType::kFloat64}, {"<f2", DType::kFloat16},
       {"|i1", DType::kInt8},    {"|u1", DType::kUInt8},   {"<i4", DType::kInt32},
       {"<i8", DType::kInt64},   {"|b1", DType::kBool},    {"=f4", DType::kFloat32},
-      {"=i8", DType::kInt64},   {"<u1", DType::kUInt8}};
+      {"=i8", DType::kInt64},   {"<u1", DType::kUInt8},   {"<i2", DType::kInt16},
+      {"<u2", DType::kUInt16},  {"<u4", DType::kUInt32},  {"<u8", DType::kUInt64},
+      {"=u8", DType::kUInt64}};
   for (const Case& c : cases) {
     const size_t size = dtype_size(c.dtype);
     const std::string header =
@@ -76,6 +78,39 @@ TEST(Npy, AcceptsDoubleQuotesKeyOrderAndVersion2) {
   v2 += Bytes(&length, 4) + header + Bytes(&one, 4);
   const Tensor t = ParseNpy(v2, "v2.npy");
   EXPECT_EQ(t.data<float>()[0], 1.0f);
+}
+
+TEST(Npy, UnsignedAndInt16ValuesReadLittleEndian) {
+  // Bytes written by hand: 0xfffe, 0x0102 as <u2; -32768 as <i2; 2^64 - 1 as <u8.
+  const Tensor u2 = ParseNpy(V1("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }",
+                                std::string("\xfe\xff\x02\x01", 4)),
+                             "u2");
+  EXPECT_EQ(u2.data<uint16_t>()[0], 65534);
+  EXPECT_EQ(u2.data<uint16_t>()[1], 258);
+  const Tensor i2 = ParseNpy(
+      V1("{'descr': '<i2', 'fortran_order': False, 'shape': (), }", std::string("\x00\x80", 2)),
+      "i2");
+  EXPECT_EQ(i2.data<int16_t>()[0], -32768);
+  const Tensor u8 = ParseNpy(
+      V1("{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\xff')),
+      "u8");
+  EXPECT_EQ(u8.data<uint64_t>()[0], 18446744073709551615u);
+  const Tensor u4 = ParseNpy(V1("{'descr': '<u4', 'fortran_order': False, 'shape': (1,), }",
+                                std::string("\x01\x00\x00\x80", 4)),
+                             "u4");
+  EXPECT_EQ(u4.data<uint32_t>()[0], 2147483649u);
+}
+
+TEST(Npy, BFloat16CannotBeWritten) {
+  const Tensor b = Tensor::from_vector<BFloat16>({1}, {BFloat16(1.0f)});
+  try {
+    SerializeNpy(b);
+    FAIL() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("bfloat16"), std::string::npos) << message;
+    EXPECT_NE(message.find("numpy has no such dtype"), std::string::npos) << message;
+  }
 }
 
 TEST(Npy, FortranOrderAllowedOnlyWhereItEqualsCOrder) {
@@ -119,7 +154,8 @@ TEST(Npy, MalformedFilesAreClearErrors) {
   ExpectError(V1("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", data), "big-endian");
   ExpectError(V1("{'descr': '|f4', 'fortran_order': False, 'shape': (2,), }", data), "byte order");
   ExpectError(V1("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", data), "<c8");
-  ExpectError(V1("{'descr': '<u4', 'fortran_order': False, 'shape': (2,), }", data), "<u4");
+  ExpectError(V1("{'descr': '<u16', 'fortran_order': False, 'shape': (2,), }", data), "<u16");
+  ExpectError(V1("{'descr': '>u2', 'fortran_order': False, 'shape': (2,), }", data), "big-endian");
   ExpectError(V1("{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }", data), "f4");
   ExpectError(V1("{'descr': '<f4', 'shape': (2,), }", data), "exactly the keys");
   ExpectError(V1("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data),
@@ -196,6 +232,10 @@ TEST(Npy, RoundTripsEveryDType) {
       Tensor::from_vector<int32_t>({1, 1, 2}, {7, -7}),
       Tensor::from_vector<int64_t>({2}, {int64_t{1} << 40, -3}),
       Tensor::from_vector<bool>({2}, {true, false}),
+      Tensor::from_vector<int16_t>({2}, {-32768, 32767}),
+      Tensor::from_vector<uint16_t>({2}, {0, 65535}),
+      Tensor::from_vector<uint32_t>({1}, {4294967295u}),
+      Tensor::from_vector<uint64_t>({2}, {0, 18446744073709551615u}),
       Tensor(DType::kFloat32, Shape({0, 3})),
   };
   for (const Tensor& t : tensors) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "loom/bfloat16.h"
 #include "loom/float16.h"
 #include "loom/tensor.h"
 
@@ -30,6 +31,16 @@ decltype(auto) VisitDType(DType dtype, Fn&& fn) {
       return fn(int64_t{});
     case DType::kBool:
       return fn(bool{});
+    case DType::kUInt16:
+      return fn(uint16_t{});
+    case DType::kUInt32:
+      return fn(uint32_t{});
+    case DType::kUInt64:
+      return fn(uint64_t{});
+    case DType::kInt16:
+      return fn(int16_t{});
+    case DType::kBFloat16:
+      return fn(BFloat16{});
   }
   return fn(float{});  // unreachable: every DType is listed above
 }

@@ -9,25 +9,34 @@
 //
 // Dtypes (an input of any other dtype is an InvalidArgumentError naming the
 // input, the allowed dtypes and the actual one; inputs that must agree but
-// do not name both dtypes):
-//   - Add Sub Mul Div Mod Max Min Sum, comparisons: float32, float64,
-//     float16, int8, uint8, int32, int64 (Equal also bool). Integer Add,
-//     Sub, Mul wrap around; integer Div truncates toward zero like C++ and
-//     division by zero is an InvalidArgumentError (never SIGFPE); INT_MIN /
-//     -1 wraps to INT_MIN. Mean: float dtypes only.
-//   - Pow: base float32/float64/float16/int32/int64; the exponent may be any
-//     numeric dtype and is converted to the base's dtype (ONNX T, T1).
+// do not name both dtypes). "Numeric" is float32, float64, float16,
+// bfloat16 and the signed and unsigned integers of 8, 16, 32 and 64 bits;
+// each op takes what ONNX's type constraints allow:
+//   - Add Sub Mul Div Mod Max Min, comparisons: every numeric dtype (Equal
+//     also bool). Integer Add, Sub, Mul wrap around (modulo 2^bits); integer
+//     Div truncates toward zero like C++ and division by zero is an
+//     InvalidArgumentError (never SIGFPE); INT_MIN / -1 wraps to INT_MIN.
+//     Unsigned types compare and divide as unsigned (uint64 2^63 > 1).
+//   - Sum: the float dtypes (ONNX), plus int8, uint8, int32, int64 (a Loom
+//     extension kept from before the 16-bit and unsigned wide types). Mean:
+//     the float dtypes only.
+//   - Pow: base float32/float64/float16/bfloat16/int32/int64; the exponent
+//     may be any numeric dtype and is converted to the base's dtype (ONNX T,
+//     T1).
 //   - Mod: fmod=0 (default) is the integer remainder with the sign of the
 //     divisor (Python %); fmod=1 is C fmod. Float inputs require fmod=1.
 //   - Equal Less Greater LessOrEqual GreaterOrEqual produce bool.
 //   - And Or Xor Not: bool only. Where: condition bool, X and Y any equal
 //     dtype.
-//   - Neg Abs Relu Clip Sign: all numeric dtypes (Neg not uint8). Integer
-//     Neg/Abs of INT_MIN wrap to INT_MIN.
+//   - Abs Sign Clip: every numeric dtype. Neg: the signed ones (float and
+//     int8/16/32/64). Relu: the float dtypes and int8/16/32/64, plus uint8
+//     (a Loom extension). Integer Neg/Abs of INT_MIN wrap to INT_MIN.
 //   - Sqrt Reciprocal Exp Log Erf LeakyRelu Sigmoid Tanh HardSigmoid
-//     HardSwish Gelu Silu Floor Ceil: float32, float64, float16.
-//   - float16 is computed by converting through float32 and rounding the
-//     result back (correctly rounded for + - * /).
+//     HardSwish Gelu Silu Floor Ceil: float32, float64, float16, bfloat16.
+//   - float16 and bfloat16 are computed by converting through float32 and
+//     rounding each result back once (to nearest even; the float32 result is
+//     correctly rounded for + - * /, so the final value is float32's rounded
+//     again).
 //
 // Attributes: LeakyRelu alpha=0.01; HardSigmoid alpha=0.2, beta=0.5; Gelu
 // approximate="none"|"tanh"; Mod fmod=0|1; Clip min/max as optional inputs

@@ -2,7 +2,7 @@
 //
 // Each op is a small functor over one element type; Arithmetic() checks the
 // inputs, builds the broadcast plan and runs the functor over it. float16
-// goes through float32.
+// and bfloat16 go through float32.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -116,8 +116,9 @@ void CheckNoZeroDivisor(std::string_view op, std::string_view name, const Tensor
   }
 }
 
-constexpr std::initializer_list<DType> kPowBaseDTypes = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32, DType::kInt64};
+constexpr std::initializer_list<DType> kPowBaseDTypes = {DType::kFloat32, DType::kFloat64,
+                                                         DType::kFloat16, DType::kBFloat16,
+                                                         DType::kInt32,   DType::kInt64};
 
 struct BinarySpec {
   std::string_view op;
@@ -134,8 +135,10 @@ Tensor Arithmetic(const KernelContext& ctx, const BinarySpec& spec, const Tensor
   CheckDType(spec.op, spec.name_a, a, spec.dtypes);
   CheckDType(spec.op, spec.name_b, b, spec.dtypes);
   CheckSameDType(spec.op, spec.name_a, a, spec.name_b, b);
-  if (a.dtype() == DType::kFloat16) {
-    return Float32ToFloat16(Arithmetic(ctx, spec, Float16ToFloat32(a), Float16ToFloat32(b), op));
+  if (ComputesInFloat32(a.dtype())) {
+    const Tensor result = Arithmetic(ctx, spec, ConvertTensor(a, DType::kFloat32),
+                                     ConvertTensor(b, DType::kFloat32), op);
+    return ConvertTensor(result, a.dtype());
   }
   const Shape* shapes[] = {&a.shape(), &b.shape()};
   const std::string_view names[] = {spec.name_a, spec.name_b};
@@ -215,9 +218,7 @@ std::vector<Tensor> PowKernel(const KernelContext& ctx, const Attributes&, Kerne
   // ONNX lets the exponent have its own type (T1). An integer base with a
   // float exponent is computed in double and converted back (4 ^ 0.5 = 2);
   // otherwise the exponent is converted to X's dtype.
-  const bool float_exponent =
-      y.dtype() == DType::kFloat32 || y.dtype() == DType::kFloat64 || y.dtype() == DType::kFloat16;
-  if (float_exponent && (x.dtype() == DType::kInt32 || x.dtype() == DType::kInt64)) {
+  if (dtype_is_float(y.dtype()) && !dtype_is_float(x.dtype())) {
     const Tensor result = Arithmetic(ctx, spec, ConvertTensor(x, DType::kFloat64),
                                      ConvertTensor(y, DType::kFloat64), PowOp{});
     return {ConvertTensor(result, x.dtype())};

@@ -52,19 +52,20 @@ std::vector<Tensor> ClipKernel(const KernelContext& ctx, const Attributes& attrs
   CheckInputCount(kOp, inputs, 1, 3);
   const Tensor& x = RequiredInput(kOp, inputs, 0, "input");
   CheckDType(kOp, "input", x, kNumericDTypes);
-  // float16 bounds and data are clipped in float32 (exact: the result is
-  // one of the float16 inputs).
-  const DType compute = x.dtype() == DType::kFloat16 ? DType::kFloat32 : x.dtype();
+  // float16 and bfloat16 bounds and data are clipped in float32 (exact: the
+  // result is one of the inputs).
+  const bool widened = ComputesInFloat32(x.dtype());
+  const DType compute = widened ? DType::kFloat32 : x.dtype();
   const Tensor data = ConvertTensor(x, compute);
   Tensor out = Tensor::uninitialized(compute, x.shape());
   VisitDType(compute, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
       auto read = [&](size_t index, std::string_view name) -> std::optional<T> {
-        if (x.dtype() == DType::kFloat16) {
+        if (widened) {
           if (const Tensor* bound = OptionalInput(inputs, index)) {
-            CheckDType(kOp, name, *bound, {DType::kFloat16});
-            const Tensor wide = Float16ToFloat32(*bound);
+            CheckDType(kOp, name, *bound, {x.dtype()});
+            const Tensor wide = ConvertTensor(*bound, DType::kFloat32);
             const Tensor* list[] = {&wide};
             return Bound<T>(attrs, KernelInputs(list, 1), 0, name, compute);
           }
@@ -98,7 +99,7 @@ std::vector<Tensor> ClipKernel(const KernelContext& ctx, const Attributes& attrs
       }
     }
   });
-  if (x.dtype() == DType::kFloat16) return {Float32ToFloat16(out)};
+  if (widened) return {ConvertTensor(out, x.dtype())};
   return {out};
 }
 

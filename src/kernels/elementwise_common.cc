@@ -14,18 +14,17 @@ void CheckSameDType(std::string_view op, std::string_view name_a, const Tensor& 
                            ") must have the same dtype");
 }
 
-Tensor Float16ToFloat32(const Tensor& tensor) { return ConvertTensor(tensor, DType::kFloat32); }
-
-Tensor Float32ToFloat16(const Tensor& tensor) { return ConvertTensor(tensor, DType::kFloat16); }
-
 namespace {
+
+template <typename T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
 template <typename To, typename From>
 To ConvertValue(From value) {
-  if constexpr (std::is_same_v<From, Float16>) {
+  if constexpr (kIsHalf<From>) {
     return ConvertValue<To>(static_cast<float>(value));
-  } else if constexpr (std::is_same_v<To, Float16>) {
-    return Float16(static_cast<float>(value));
+  } else if constexpr (kIsHalf<To>) {
+    return To(ConvertValue<float>(value));
   } else if constexpr (std::is_same_v<To, bool>) {
     return value != From{0};
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {

@@ -1,6 +1,6 @@
 // Helpers shared by the elementwise kernels (elementwise_*.cc): dispatch on
-// a dtype to a templated body, wrap-around integer arithmetic, float16
-// conversion, and the parallel driver over a broadcast plan.
+// a dtype to a templated body, wrap-around integer arithmetic, float16 and
+// bfloat16 conversion, and the parallel driver over a broadcast plan.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include "kernels/dtype_visit.h"
 #include "kernels/elementwise_broadcast.h"
+#include "kernels/half_float.h"
 #include "kernels/op_kernel.h"
 #include "loom/tensor.h"
 #include "threading/parallel_for.h"
@@ -18,21 +19,20 @@
 namespace loom::kernels::elementwise {
 
 inline constexpr std::initializer_list<DType> kNumericDTypes = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
-    DType::kUInt8,   DType::kInt32,   DType::kInt64};
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+    DType::kInt8,    DType::kUInt8,   DType::kInt16,   DType::kUInt16,
+    DType::kInt32,   DType::kUInt32,  DType::kInt64,   DType::kUInt64};
 inline constexpr std::initializer_list<DType> kFloatDTypes = {DType::kFloat32, DType::kFloat64,
-                                                              DType::kFloat16};
+                                                              DType::kFloat16, DType::kBFloat16};
 
 // Throws "<op>: inputs 'A' (float32) and 'B' (int64) must have the same dtype".
 void CheckSameDType(std::string_view op, std::string_view name_a, const Tensor& a,
                     std::string_view name_b, const Tensor& b);
 
-// A float32 copy of a float16 tensor, and back (round to nearest even).
-Tensor Float16ToFloat32(const Tensor& tensor);
-Tensor Float32ToFloat16(const Tensor& tensor);
-
-// A copy of `tensor` converted elementwise to `dtype` (static_cast rules;
-// float16 through float32; to bool is != 0).
+// A copy of `tensor` converted elementwise to `dtype` (static_cast rules,
+// except float to integer, which truncates toward zero and saturates, NaN
+// to 0; float16 and bfloat16 through float32, rounding to nearest even; to
+// bool is != 0). Returns `tensor` itself when the dtype already matches.
 Tensor ConvertTensor(const Tensor& tensor, DType dtype);
 
 // Integer arithmetic that wraps around instead of overflowing (signed

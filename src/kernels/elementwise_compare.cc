@@ -54,8 +54,9 @@ struct XorOp {
 };
 
 constexpr std::initializer_list<DType> kEqualDTypes = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
-    DType::kUInt8,   DType::kInt32,   DType::kInt64,   DType::kBool};
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+    DType::kUInt8,   DType::kInt16,   DType::kUInt16,  DType::kInt32,    DType::kUInt32,
+    DType::kInt64,   DType::kUInt64,  DType::kBool};
 constexpr std::initializer_list<DType> kBoolDType = {DType::kBool};
 
 // out (bool) = op(A, B) with broadcasting.
@@ -68,9 +69,9 @@ std::vector<Tensor> Predicate(const KernelContext& ctx, std::string_view op, Ker
   CheckDType(op, "A", a, dtypes);
   CheckDType(op, "B", b, dtypes);
   CheckSameDType(op, "A", a, "B", b);
-  if (a.dtype() == DType::kFloat16) {  // exact: every float16 is a float32
-    a = Float16ToFloat32(a);
-    b = Float16ToFloat32(b);
+  if (ComputesInFloat32(a.dtype())) {  // exact: every float16 and bfloat16 is a float32
+    a = ConvertTensor(a, DType::kFloat32);
+    b = ConvertTensor(b, DType::kFloat32);
   }
   const Shape* shapes[] = {&a.shape(), &b.shape()};
   const std::string_view names[] = {"A", "B"};
@@ -79,7 +80,8 @@ std::vector<Tensor> Predicate(const KernelContext& ctx, std::string_view op, Ker
   if (out.num_elements() == 0) return {out};
   VisitDType(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_invocable_r_v<bool, Op, T, T> && !std::is_same_v<T, Float16>) {
+    if constexpr (std::is_invocable_r_v<bool, Op, T, T> && !std::is_same_v<T, Float16> &&
+                  !std::is_same_v<T, BFloat16>) {
       RunBinary(ctx, plan, a.data<T>(), b.data<T>(), out.data<bool>(), kCheapCostNs, fn);
     }
   });

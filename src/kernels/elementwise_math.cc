@@ -34,8 +34,8 @@ template <typename Fn>
 Tensor FloatOp(const KernelContext& ctx, std::string_view op, std::string_view name,
                const Tensor& x, Fn fn, std::initializer_list<DType> dtypes = kFloatDTypes) {
   CheckDType(op, name, x, dtypes);
-  if (x.dtype() == DType::kFloat16) {
-    return Float32ToFloat16(FloatOp(ctx, op, name, Float16ToFloat32(x), fn, dtypes));
+  if (ComputesInFloat32(x.dtype())) {  // float16, bfloat16
+    return NarrowFromFloat32(FloatOp(ctx, op, name, WidenToFloat32(x), fn, dtypes), x.dtype());
   }
   if (x.dtype() == DType::kFloat64) return MapTo<double, double>(ctx, x, DType::kFloat64, fn);
   return MapTo<float, float>(ctx, x, DType::kFloat32, fn);
@@ -45,7 +45,7 @@ Tensor FloatOp(const KernelContext& ctx, std::string_view op, std::string_view n
 template <typename Fn>
 Tensor FloatPredicate(const KernelContext& ctx, std::string_view op, const Tensor& x, Fn fn) {
   CheckDType(op, "X", x, kFloatDTypes);
-  if (x.dtype() == DType::kFloat16) return FloatPredicate(ctx, op, Float16ToFloat32(x), fn);
+  if (ComputesInFloat32(x.dtype())) return FloatPredicate(ctx, op, WidenToFloat32(x), fn);
   if (x.dtype() == DType::kFloat64) return MapTo<double, bool>(ctx, x, DType::kBool, fn);
   return MapTo<float, bool>(ctx, x, DType::kBool, fn);
 }
@@ -182,7 +182,7 @@ std::vector<Tensor> ShrinkKernel(const KernelContext& ctx, const Attributes& att
     return v < -lambd ? v + bias : (v > lambd ? v - bias : 0.0);
   };
   if (x.dtype() == DType::kFloat32 || x.dtype() == DType::kFloat64 ||
-      x.dtype() == DType::kFloat16) {
+      ComputesInFloat32(x.dtype())) {
     return {FloatOp(ctx, "Shrink", "input", x, [shrink](auto v) {
       return static_cast<decltype(v)>(shrink(static_cast<double>(v)));
     })};

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -179,6 +180,78 @@ TEST(Elementwise, Float16ArithmeticRoundsOnce) {
   EXPECT_EQ(static_cast<float>(y.data<Float16>()[1]), 2048.0f);
 }
 
+TEST(Elementwise, BFloat16ArithmeticRoundsOnceToNearestEven) {
+  // bfloat16 keeps 8 significant bits: 256 + 1 is halfway between 256 and
+  // 258 (ties to even: 256); 256 + 3 = 259 is halfway between 258 and 260
+  // (to 260). 1 / 3 rounds to 0x3eab. Values worked out by hand.
+  const Tensor a =
+      Tensor::from_vector<BFloat16>({3}, {BFloat16(256.0f), BFloat16(256.0f), BFloat16(1.0f)});
+  const Tensor b =
+      Tensor::from_vector<BFloat16>({3}, {BFloat16(1.0f), BFloat16(3.0f), BFloat16(3.0f)});
+  const Tensor sum = testing::CallSingleOutput(AddKernel, {&a, &b});
+  ASSERT_EQ(sum.dtype(), DType::kBFloat16);
+  EXPECT_EQ(static_cast<float>(sum.data<BFloat16>()[0]), 256.0f);
+  EXPECT_EQ(static_cast<float>(sum.data<BFloat16>()[1]), 260.0f);
+  const Tensor quotient = testing::CallSingleOutput(DivKernel, {&a, &b});
+  EXPECT_EQ(quotient.data<BFloat16>()[2].bits, 0x3eab);
+  const Tensor product = testing::CallSingleOutput(MulKernel, {&a, &b});
+  EXPECT_EQ(static_cast<float>(product.data<BFloat16>()[1]), 768.0f);
+  // Overflow to infinity: the largest finite bfloat16 doubled.
+  const Tensor big = Tensor::from_vector<BFloat16>({1}, {BFloat16::from_bits(0x7f7f)});
+  EXPECT_EQ(testing::CallSingleOutput(AddKernel, {&big, &big}).data<BFloat16>()[0].bits, 0x7f80);
+  const Tensor less = testing::CallSingleOutput(LessKernel, {&a, &b});
+  EXPECT_EQ(testing::TensorValues<bool>(less), (std::vector<bool>{false, false, true}));
+  const Tensor fmod =
+      testing::CallSingleOutput(ModKernel, {&a, &b}, Attributes().set("fmod", int64_t{1}));
+  EXPECT_EQ(static_cast<float>(fmod.data<BFloat16>()[1]), 1.0f);  // 256 mod 3
+}
+
+// Wrap-around and edge values of the 16-bit and unsigned wide types,
+// computed by hand.
+TEST(Elementwise, NewIntegerTypesWrapAround) {
+  const uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
+  const Tensor u = Tensor::from_vector<uint64_t>({3}, {kU64Max, 0, uint64_t{1} << 63});
+  const Tensor one = Tensor::from_vector<uint64_t>({}, {1});
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(AddKernel, {&u, &one})),
+            (std::vector<uint64_t>{0, 1, (uint64_t{1} << 63) + 1}));
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(SubKernel, {&u, &one})),
+            (std::vector<uint64_t>{kU64Max - 1, kU64Max, (uint64_t{1} << 63) - 1}));
+  const Tensor two = Tensor::from_vector<uint64_t>({}, {2});
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(MulKernel, {&u, &two})),
+            (std::vector<uint64_t>{kU64Max - 1, 0, 0}));
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(DivKernel, {&u, &two})),
+            (std::vector<uint64_t>{kU64Max / 2, 0, uint64_t{1} << 62}));
+  // Unsigned comparison: 2^63 is larger than 1, not negative.
+  EXPECT_EQ(testing::TensorValues<bool>(testing::CallSingleOutput(GreaterKernel, {&u, &one})),
+            (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(MaxKernel, {&u, &one})),
+            (std::vector<uint64_t>{kU64Max, 1, uint64_t{1} << 63}));
+  const Tensor seven = Tensor::from_vector<uint64_t>({}, {7});
+  // 2^64 - 1 = 7 * 2635249153387078802 + 1; 2^63 = 7 * 1317624576693539401 + 1.
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(ModKernel, {&u, &seven})),
+            (std::vector<uint64_t>{1, 0, 1}));
+
+  const Tensor s = Tensor::from_vector<int16_t>({4}, {-32768, 32767, -7, 7});
+  const Tensor m1 = Tensor::from_vector<int16_t>({}, {-1});
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(DivKernel, {&s, &m1})),
+            (std::vector<int16_t>{-32768, -32767, 7, -7}));  // -32768 / -1 wraps
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(SubKernel, {&s, &m1})),
+            (std::vector<int16_t>{-32767, -32768, -6, 8}));  // 32767 + 1 wraps
+  const Tensor three = Tensor::from_vector<int16_t>({}, {3});
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(MulKernel, {&s, &three})),
+            (std::vector<int16_t>{-32768, 32765, -21, 21}));  // (-98304, 98301) mod 2^16
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(ModKernel, {&s, &three})),
+            (std::vector<int16_t>{1, 1, 2, 1}));  // sign of the divisor
+
+  const Tensor w = Tensor::from_vector<uint16_t>({2}, {65535, 300});
+  EXPECT_EQ(testing::TensorValues<uint16_t>(testing::CallSingleOutput(MulKernel, {&w, &w})),
+            (std::vector<uint16_t>{1, 24464}));  // 65535^2 = 1 mod 2^16; 90000 - 65536
+  const Tensor v = Tensor::from_vector<uint32_t>({2}, {0, 4294967295u});
+  const Tensor v1 = Tensor::from_vector<uint32_t>({}, {1});
+  EXPECT_EQ(testing::TensorValues<uint32_t>(testing::CallSingleOutput(SubKernel, {&v, &v1})),
+            (std::vector<uint32_t>{4294967295u, 4294967294u}));
+}
+
 TEST(Elementwise, ZeroSizedOutputs) {
   const Tensor a = RandomTensor(DType::kFloat32, {0, 3}, 1);
   const Tensor b = RandomTensor(DType::kFloat32, {3}, 2);
@@ -241,8 +314,7 @@ const BinaryCase kBinaryCases[] = {
 // Inputs for op: positive bases for Pow, divisors away from zero.
 std::pair<Tensor, Tensor> InputsFor(std::string_view op, DType dtype, const ShapePair& s,
                                     uint32_t seed) {
-  const bool integer =
-      dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16;
+  const bool integer = !dtype_is_float(dtype);
   if (op == "Pow") {
     return {RandomTensor(dtype, s.a, seed, integer ? -3 : 0.1, 3),
             RandomTensor(dtype, s.b, seed + 1, integer ? 0 : -3, integer ? 5 : 3)};
@@ -280,21 +352,44 @@ TEST(ElementwiseVsReference, Float32AllThreadCountsAndIsas) {
   }
 }
 
+// Whether ONNX (and so Loom) has `op` for `dtype` (Sum also keeps the
+// integer types Loom had before the 16-bit and unsigned wide ones).
+bool TakesDType(std::string_view op, DType dtype) {
+  if (dtype_is_float(dtype)) return true;
+  if (op == "Mean") return false;
+  if (op == "Pow") return dtype == DType::kInt32 || dtype == DType::kInt64;
+  if (op == "Sum") {
+    return dtype == DType::kInt8 || dtype == DType::kUInt8 || dtype == DType::kInt32 ||
+           dtype == DType::kInt64;
+  }
+  return true;
+}
+
 TEST(ElementwiseVsReference, OtherDTypes) {
-  const DType dtypes[] = {DType::kFloat64, DType::kFloat16, DType::kInt8,
-                          DType::kUInt8,   DType::kInt32,   DType::kInt64};
+  const DType dtypes[] = {DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+                          DType::kUInt8,   DType::kInt16,   DType::kUInt16,   DType::kInt32,
+                          DType::kUInt32,  DType::kInt64,   DType::kUInt64};
   const std::vector<ShapePair> shapes = {{{7, 1, 9}, {7, 11, 9}}, {{263, 301}, {301}}, {{13}, {}}};
   uint32_t seed = 1000;
   for (const BinaryCase& c : kBinaryCases) {
     const std::string_view op = c.op;
     for (DType dtype : dtypes) {
-      const bool is_float = dtype == DType::kFloat64 || dtype == DType::kFloat16;
-      if (op == "Mean" && !is_float) continue;
-      if (op == "Pow" && (dtype == DType::kInt8 || dtype == DType::kUInt8)) continue;
+      const bool is_float = dtype_is_float(dtype);
+      if (!TakesDType(op, dtype)) {
+        const Tensor x(dtype, {2});
+        EXPECT_NE(testing::KernelErrorOf(c.fn, {&x, &x}).find("must have dtype one of"),
+                  std::string::npos)
+            << c.op << " " << dtype_name(dtype);
+        continue;
+      }
       for (const ShapePair& s : shapes) {
         auto [a, b] = InputsFor(c.op, dtype, s, seed += 2);
         const Tensor expected = ElementwiseReference(c.op, {}, {&a, &b});
-        const double rtol = dtype == DType::kFloat16 ? 1e-3 : (is_float ? 1e-15 : 0);
+        // Through float32 both ways, + - * / round the same; Pow and Mean
+        // may land one step of the narrow type away.
+        const double rtol = dtype == DType::kFloat16    ? 1e-3
+                            : dtype == DType::kBFloat16 ? 8e-3
+                                                        : (is_float ? 1e-15 : 0);
         for (int threads : {1, 3}) {
           auto pool = PoolWithThreads(threads);
           const Tensor y = testing::CallSingleOutput(c.fn, {&a, &b}, {}, pool.get());
@@ -310,13 +405,16 @@ TEST(ElementwiseVsReference, OtherDTypes) {
 TEST(ElementwiseVsReference, ModBothModes) {
   for (int64_t fmod : {0, 1}) {
     const Attributes attrs = Attributes().set("fmod", fmod);
-    for (DType dtype : {DType::kInt8, DType::kUInt8, DType::kInt32, DType::kInt64}) {
+    for (DType dtype : {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32,
+                        DType::kUInt32, DType::kInt64, DType::kUInt64}) {
       const Tensor a = RandomTensor(dtype, {263, 31}, 5, -100, 100);
+      const bool is_signed = dtype == DType::kInt8 || dtype == DType::kInt16 ||
+                             dtype == DType::kInt32 || dtype == DType::kInt64;
       // Divisors 1..9, negated at odd positions for signed dtypes; no zeros.
       std::vector<int64_t> divisors;
       for (int64_t k = 0; k < 31; ++k) {
         const int64_t magnitude = 1 + k % 9;
-        divisors.push_back(dtype != DType::kUInt8 && k % 2 ? -magnitude : magnitude);
+        divisors.push_back(is_signed && k % 2 ? -magnitude : magnitude);
       }
       const Tensor b_safe =
           elementwise::ConvertTensor(Tensor::from_vector<int64_t>({31}, divisors), dtype);
@@ -350,7 +448,8 @@ TEST(ElementwiseVsReference, LogicAndWhere) {
     EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(NotKernel, {&a}),
                              ElementwiseReference("Not", {}, {&a})));
     for (DType dtype :
-         {DType::kFloat32, DType::kFloat16, DType::kInt8, DType::kInt64, DType::kBool}) {
+         {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kInt16,
+          DType::kUInt16, DType::kUInt32, DType::kInt64, DType::kUInt64, DType::kBool}) {
       const Tensor x = RandomTensor(dtype, s.b, seed++, -50, 50);
       const Tensor y = RandomTensor(dtype, {1}, seed++, -50, 50);
       for (int threads : kThreadCounts) {
@@ -374,6 +473,34 @@ TEST(ElementwiseVsReference, VariadicFourInputs) {
     EXPECT_TENSORS_NEAR(testing::CallSingleOutput(fn, {&a, &b, &c, &d}),
                         ElementwiseReference(op, {}, {&a, &b, &c, &d}), 1e-6, 1e-7);
   }
+}
+
+// uint64 over its whole range (past int64's max), where a signed
+// computation would get comparisons, Max/Min, Div and Mod wrong.
+TEST(ElementwiseVsReference, UInt64FullRange) {
+  std::mt19937_64 rng(42);
+  std::vector<uint64_t> av(1031), bv(1031);
+  for (size_t i = 0; i < av.size(); ++i) {
+    av[i] = rng();
+    bv[i] = i % 5 == 0 ? av[i] : (rng() | 1);  // some equal pairs; no zero divisors
+  }
+  const Tensor a = Tensor::from_vector<uint64_t>({1031}, av);
+  const Tensor b = Tensor::from_vector<uint64_t>({1031}, bv);
+  for (const BinaryCase& c : kBinaryCases) {
+    if (!TakesDType(c.op, DType::kUInt64)) continue;
+    EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(c.fn, {&a, &b}),
+                             ElementwiseReference(c.op, {}, {&a, &b})))
+        << c.op;
+  }
+  EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(ModKernel, {&a, &b}),
+                           ElementwiseReference("Mod", {}, {&a, &b})));
+  // The reference itself on one hand-checked pair: 2^64 - 1 vs 2^63.
+  const Tensor big = Tensor::from_vector<uint64_t>({}, {~uint64_t{0}});
+  const Tensor half = Tensor::from_vector<uint64_t>({}, {uint64_t{1} << 63});
+  EXPECT_EQ(testing::TensorValues<bool>(ElementwiseReference("Less", {}, {&half, &big})),
+            std::vector<bool>{true});
+  EXPECT_EQ(testing::TensorValues<uint64_t>(ElementwiseReference("Div", {}, {&big, &half})),
+            std::vector<uint64_t>{1});
 }
 
 // ---- errors ----
@@ -422,6 +549,16 @@ TEST(ElementwiseErrors, IntegerDivisionByZero) {
             "Div: integer division by zero: input 'B' has a zero at flat index 1");
   EXPECT_EQ(testing::KernelErrorOf(ModKernel, {&a, &b}),
             "Mod: integer division by zero: input 'B' has a zero at flat index 1");
+  for (DType dtype : {DType::kInt16, DType::kUInt16, DType::kUInt32, DType::kUInt64}) {
+    const Tensor x = elementwise::ConvertTensor(a, dtype);
+    const Tensor y = elementwise::ConvertTensor(b, dtype);
+    EXPECT_EQ(testing::KernelErrorOf(DivKernel, {&x, &y}),
+              "Div: integer division by zero: input 'B' has a zero at flat index 1")
+        << dtype_name(dtype);
+    EXPECT_EQ(testing::KernelErrorOf(ModKernel, {&x, &y}),
+              "Mod: integer division by zero: input 'B' has a zero at flat index 1")
+        << dtype_name(dtype);
+  }
   // Floats divide by zero to infinity, no error.
   const Tensor one = Tensor::from_vector<float>({}, {1});
   const Tensor zero = Tensor::from_vector<float>({}, {0});

@@ -1,7 +1,7 @@
 // Unary elementwise kernels. float32 activations run ApplyActivation (one
 // implementation shared with GEMM and Conv fusion) on L1-sized blocks of
 // the output; Exp, Log and Erf use the per-ISA vector math table; other
-// dtypes use plain templated loops. float16 goes through float32.
+// dtypes use plain templated loops. float16 and bfloat16 go through float32.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -23,8 +23,15 @@ using namespace elementwise;  // NOLINT: this file's helpers
 // the activation rewrites it.
 constexpr int64_t kBlock = 2048;
 
+// Neg (ONNX: signed types only).
 constexpr std::initializer_list<DType> kSignedDTypes = {
-    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8, DType::kInt32, DType::kInt64};
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+    DType::kInt8,    DType::kInt16,   DType::kInt32,   DType::kInt64};
+// Relu: ONNX's signed types; uint8 is a Loom extension kept from before the
+// wider integer types.
+constexpr std::initializer_list<DType> kReluDTypes = {
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+    DType::kUInt8,   DType::kInt16,   DType::kInt32,   DType::kInt64};
 
 // The activation in double (the float64 path).
 double ActivationValue(const Activation& a, double x) {
@@ -73,12 +80,14 @@ Tensor Map(const KernelContext& ctx, const Tensor& x, double cost_ns, Fn fn) {
   return out;
 }
 
-// An activation over float32 / float64 / float16 input.
+// An activation over float32 / float64 / float16 / bfloat16 input.
 Tensor ActivationOp(const KernelContext& ctx, std::string_view op, const Tensor& x,
                     const Activation& activation, double cost_ns, std::string_view name = "X") {
   CheckDType(op, name, x, kFloatDTypes);
-  if (x.dtype() == DType::kFloat16) {
-    return Float32ToFloat16(ActivationOp(ctx, op, Float16ToFloat32(x), activation, cost_ns, name));
+  if (ComputesInFloat32(x.dtype())) {
+    return ConvertTensor(
+        ActivationOp(ctx, op, ConvertTensor(x, DType::kFloat32), activation, cost_ns, name),
+        x.dtype());
   }
   if (x.dtype() == DType::kFloat64) {
     return Map<double>(ctx, x, kScalarCallCostNs,
@@ -136,8 +145,8 @@ F32UnaryFn MathKernel(const F32MathKernels& math, MathFn which) {
 Tensor MathOp(const KernelContext& ctx, std::string_view op, const Tensor& x, MathFn which) {
   const bool rounding = which == MathFn::kFloor || which == MathFn::kCeil;
   CheckDType(op, rounding ? "X" : "input", x, kFloatDTypes);
-  if (x.dtype() == DType::kFloat16) {
-    return Float32ToFloat16(MathOp(ctx, op, Float16ToFloat32(x), which));
+  if (ComputesInFloat32(x.dtype())) {
+    return ConvertTensor(MathOp(ctx, op, ConvertTensor(x, DType::kFloat32), which), x.dtype());
   }
   if (x.dtype() == DType::kFloat64) {
     return Map<double>(ctx, x, kScalarCallCostNs,
@@ -153,13 +162,15 @@ Tensor MathOp(const KernelContext& ctx, std::string_view op, const Tensor& x, Ma
   return {out};
 }
 
-// A plain map over the dtypes in `dtypes` (float16 through float32).
+// A plain map over the dtypes in `dtypes` (float16 and bfloat16 through
+// float32).
 template <typename Fn>
 Tensor SimpleOp(const KernelContext& ctx, std::string_view op, std::string_view name,
                 const Tensor& x, std::initializer_list<DType> dtypes, double cost_ns, Fn fn) {
   CheckDType(op, name, x, dtypes);
-  if (x.dtype() == DType::kFloat16) {
-    return Float32ToFloat16(SimpleOp(ctx, op, name, Float16ToFloat32(x), dtypes, cost_ns, fn));
+  if (ComputesInFloat32(x.dtype())) {
+    return ConvertTensor(
+        SimpleOp(ctx, op, name, ConvertTensor(x, DType::kFloat32), dtypes, cost_ns, fn), x.dtype());
   }
   Tensor out;
   VisitDType(x.dtype(), [&](auto tag) {
@@ -235,7 +246,11 @@ std::vector<Tensor> SignKernel(const KernelContext& ctx, const Attributes&, Kern
                      if constexpr (std::is_floating_point_v<T>) {
                        if (v != v) return v;
                      }
-                     return static_cast<T>((T{0} < v) - (v < T{0}));
+                     if constexpr (std::is_unsigned_v<T>) {
+                       return static_cast<T>(v != T{0});
+                     } else {
+                       return static_cast<T>((T{0} < v) - (v < T{0}));
+                     }
                    })};
 }
 
@@ -253,12 +268,16 @@ std::vector<Tensor> ErfKernel(const KernelContext& ctx, const Attributes&, Kerne
 
 std::vector<Tensor> ReluKernel(const KernelContext& ctx, const Attributes&, KernelInputs inputs) {
   const Tensor& x = OnlyInput("Relu", inputs, "X");
-  if (x.dtype() == DType::kFloat32 || x.dtype() == DType::kFloat16) {
+  if (x.dtype() == DType::kFloat32 || ComputesInFloat32(x.dtype())) {
     return {ActivationOp(ctx, "Relu", x, {ActivationKind::kRelu}, kCheapCostNs)};
   }
-  return {SimpleOp(ctx, "Relu", "X", x, kNumericDTypes, kCheapCostNs, [](auto v) {
+  return {SimpleOp(ctx, "Relu", "X", x, kReluDTypes, kCheapCostNs, [](auto v) {
     using T = decltype(v);
-    return v < T{0} ? T{0} : v;
+    if constexpr (std::is_unsigned_v<T>) {
+      return v;
+    } else {
+      return v < T{0} ? T{0} : v;
+    }
   })};
 }
 

@@ -103,6 +103,67 @@ TEST(ElementwiseUnary, HandComputedInteger) {
             (std::vector<int32_t>{-1, 0, 1, -1}));
 }
 
+// Edge values of the 16-bit and unsigned 64-bit types, computed by hand.
+TEST(ElementwiseUnary, HandComputedNewIntegerTypes) {
+  const Tensor s = Tensor::from_vector<int16_t>({4}, {-32768, -5, 0, 32767});
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(NegKernel, {&s})),
+            (std::vector<int16_t>{-32768, 5, 0, -32767}));  // -(-32768) wraps
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(AbsKernel, {&s})),
+            (std::vector<int16_t>{-32768, 5, 0, 32767}));
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(ReluKernel, {&s})),
+            (std::vector<int16_t>{0, 0, 0, 32767}));
+  EXPECT_EQ(testing::TensorValues<int16_t>(testing::CallSingleOutput(SignKernel, {&s})),
+            (std::vector<int16_t>{-1, -1, 0, 1}));
+  const uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  const Tensor u = Tensor::from_vector<uint64_t>({3}, {0, uint64_t{1} << 63, kMax});
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(AbsKernel, {&u})),
+            (std::vector<uint64_t>{0, uint64_t{1} << 63, kMax}));
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(SignKernel, {&u})),
+            (std::vector<uint64_t>{0, 1, 1}));
+  const Tensor w = Tensor::from_vector<uint16_t>({2}, {0, 65535});
+  EXPECT_EQ(testing::TensorValues<uint16_t>(testing::CallSingleOutput(SignKernel, {&w})),
+            (std::vector<uint16_t>{0, 1}));
+  // Clip on uint64 compares unsigned: bounds past int64's max stay bounds.
+  const Tensor low = Tensor::from_vector<uint64_t>({}, {(uint64_t{1} << 63) + 5});
+  EXPECT_EQ(testing::TensorValues<uint64_t>(testing::CallSingleOutput(ClipKernel, {&u, &low})),
+            (std::vector<uint64_t>{(uint64_t{1} << 63) + 5, (uint64_t{1} << 63) + 5, kMax}));
+  const Tensor high = Tensor::from_vector<uint32_t>({}, {7});
+  const Tensor x32 = Tensor::from_vector<uint32_t>({2}, {4294967295u, 3});
+  EXPECT_EQ(testing::TensorValues<uint32_t>(
+                testing::CallSingleOutput(ClipKernel, {&x32, nullptr, &high})),
+            (std::vector<uint32_t>{7, 3}));
+}
+
+// bfloat16 goes through float32 and rounds once: values computed by hand.
+TEST(ElementwiseUnary, HandComputedBFloat16) {
+  const Tensor x = Tensor::from_vector<BFloat16>(
+      {4}, {BFloat16(-2.0f), BFloat16(0.25f), BFloat16(3.0f), BFloat16::from_bits(0x7fc0)});
+  const Tensor neg = testing::CallSingleOutput(NegKernel, {&x});
+  ASSERT_EQ(neg.dtype(), DType::kBFloat16);
+  EXPECT_EQ(neg.data<BFloat16>()[0].bits, 0x4000);  // 2
+  EXPECT_EQ(neg.data<BFloat16>()[2].bits, 0xc040);  // -3
+  EXPECT_TRUE(std::isnan(static_cast<float>(neg.data<BFloat16>()[3])));
+  const Tensor relu = testing::CallSingleOutput(ReluKernel, {&x});
+  EXPECT_EQ(relu.data<BFloat16>()[0].bits, 0x0000);
+  EXPECT_EQ(relu.data<BFloat16>()[1].bits, 0x3e80);  // 0.25
+  const Tensor sqrt = testing::CallSingleOutput(SqrtKernel, {&x});
+  EXPECT_EQ(sqrt.data<BFloat16>()[1].bits, 0x3f00);  // 0.5
+  // sqrt(3) = 1.7320508: float32 0x3fddb3d7, rounded to bfloat16 0x3fde (1.734375).
+  EXPECT_EQ(sqrt.data<BFloat16>()[2].bits, 0x3fde);
+  const Tensor recip = testing::CallSingleOutput(ReciprocalKernel, {&x});
+  // 1/3 = float32 0x3eaaaaab -> bfloat16 0x3eab.
+  EXPECT_EQ(recip.data<BFloat16>()[2].bits, 0x3eab);
+  const Tensor sign = testing::CallSingleOutput(SignKernel, {&x});
+  EXPECT_EQ(sign.data<BFloat16>()[0].bits, 0xbf80);  // -1
+  const Tensor lo = Tensor::from_vector<BFloat16>({}, {BFloat16(0.0f)});
+  const Tensor hi = Tensor::from_vector<BFloat16>({}, {BFloat16(1.0f)});
+  const Tensor clip = testing::CallSingleOutput(ClipKernel, {&x, &lo, &hi});
+  ASSERT_EQ(clip.dtype(), DType::kBFloat16);
+  EXPECT_EQ(clip.data<BFloat16>()[0].bits, 0x0000);
+  EXPECT_EQ(clip.data<BFloat16>()[1].bits, 0x3e80);
+  EXPECT_EQ(clip.data<BFloat16>()[2].bits, 0x3f80);
+}
+
 TEST(ElementwiseUnary, ClipBoundsFromInputsOrAttributes) {
   const Tensor x = Tensor::from_vector<float>({4}, {-3, 0.5f, 2, 9});
   const Tensor low = Tensor::from_vector<float>({}, {0});
@@ -204,14 +265,17 @@ TEST(ElementwiseUnaryVsReference, Float32AllThreadCountsAndIsas) {
   }
 }
 
-TEST(ElementwiseUnaryVsReference, Float64AndFloat16) {
+TEST(ElementwiseUnaryVsReference, Float64Float16AndBFloat16) {
   uint32_t seed = 500;
   for (const UnaryCase& c : UnaryCases()) {
-    for (DType dtype : {DType::kFloat64, DType::kFloat16}) {
+    for (DType dtype : {DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
       const Tensor x = RandomTensor(dtype, {1031}, seed++, c.low, std::min(c.high, 1e4));
       const Tensor expected = ElementwiseReference(c.op, c.attrs, {&x});
-      const double rtol = dtype == DType::kFloat64 ? 1e-15 : 1e-3;
-      const double atol = dtype == DType::kFloat64 ? 1e-15 : 1e-3;
+      // float16 and bfloat16: the float32 result (a polynomial on the
+      // vector path) may round to the neighbour of the double's rounding,
+      // one step of 2^-10 or 2^-7 relative.
+      const double rtol = dtype == DType::kFloat64 ? 1e-15 : dtype == DType::kFloat16 ? 1e-3 : 8e-3;
+      const double atol = dtype == DType::kFloat64 ? 1e-15 : dtype == DType::kFloat16 ? 1e-3 : 8e-3;
       for (int threads : {1, 3}) {
         auto pool = PoolWithThreads(threads);
         EXPECT_TENSORS_NEAR(testing::CallSingleOutput(c.fn, {&x}, c.attrs, pool.get()), expected,
@@ -223,11 +287,17 @@ TEST(ElementwiseUnaryVsReference, Float64AndFloat16) {
 
 TEST(ElementwiseUnaryVsReference, IntegerDTypes) {
   uint32_t seed = 900;
-  for (DType dtype : {DType::kInt8, DType::kUInt8, DType::kInt32, DType::kInt64}) {
+  for (DType dtype : {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32,
+                      DType::kUInt32, DType::kInt64, DType::kUInt64}) {
     const Tensor x = RandomTensor(dtype, {100003}, seed++, -120, 120);
+    const bool is_unsigned = dtype == DType::kUInt8 || dtype == DType::kUInt16 ||
+                             dtype == DType::kUInt32 || dtype == DType::kUInt64;
     for (auto [op, fn] : {NamedKernel{"Abs", AbsKernel}, NamedKernel{"Relu", ReluKernel},
                           NamedKernel{"Sign", SignKernel}, NamedKernel{"Neg", NegKernel}}) {
-      if (dtype == DType::kUInt8 && std::string_view(op) == "Neg") continue;
+      // ONNX: Neg takes no unsigned type; Relu no unsigned one but uint8
+      // (a Loom extension).
+      if (is_unsigned && std::string_view(op) == "Neg") continue;
+      if (is_unsigned && dtype != DType::kUInt8 && std::string_view(op) == "Relu") continue;
       for (int threads : kThreadCounts) {
         auto pool = PoolWithThreads(threads);
         EXPECT_TRUE(BitwiseEqual(testing::CallSingleOutput(fn, {&x}, {}, pool.get()),
@@ -240,8 +310,9 @@ TEST(ElementwiseUnaryVsReference, IntegerDTypes) {
 
 TEST(ElementwiseUnaryVsReference, ClipAllDTypes) {
   uint32_t seed = 1200;
-  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
-                      DType::kUInt8, DType::kInt32, DType::kInt64}) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
+                      DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32,
+                      DType::kUInt32, DType::kInt64, DType::kUInt64}) {
     const Tensor x = RandomTensor(dtype, {100003}, seed++, -100, 100);
     const Tensor low = RandomTensor(dtype, {}, seed++, 0, 20);
     const Tensor high = RandomTensor(dtype, {1}, seed++, 30, 60);
@@ -267,15 +338,21 @@ TEST(ElementwiseUnaryErrors, DTypesCountsAndAttributes) {
   const Tensor f(DType::kFloat32, {2});
   const Tensor b(DType::kBool, {2});
   EXPECT_EQ(testing::KernelErrorOf(ExpKernel, {&i}),
-            "Exp: input 'input' must have dtype one of float32, float64, float16 (got int32)");
+            "Exp: input 'input' must have dtype one of float32, float64, float16, bfloat16 (got "
+            "int32)");
   EXPECT_EQ(testing::KernelErrorOf(SigmoidKernel, {&i}),
-            "Sigmoid: input 'X' must have dtype one of float32, float64, float16 (got int32)");
+            "Sigmoid: input 'X' must have dtype one of float32, float64, float16, bfloat16 (got "
+            "int32)");
   EXPECT_EQ(
       testing::KernelErrorOf(NegKernel, {&u}).rfind("Neg: input 'X' must have dtype one of", 0),
       0u);
   EXPECT_EQ(
       testing::KernelErrorOf(ReluKernel, {&b}).rfind("Relu: input 'X' must have dtype one of", 0),
       0u);
+  const Tensor u16(DType::kUInt16, {2});
+  const Tensor u64(DType::kUInt64, {2});
+  EXPECT_NE(testing::KernelErrorOf(NegKernel, {&u16}).find("(got uint16)"), std::string::npos);
+  EXPECT_NE(testing::KernelErrorOf(ReluKernel, {&u64}).find("(got uint64)"), std::string::npos);
   EXPECT_EQ(testing::KernelErrorOf(TanhKernel, {&f, &f}), "Tanh: expected 1 inputs, got 2");
   EXPECT_EQ(testing::KernelErrorOf(GeluKernel, {&f},
                                    Attributes().set("approximate", std::string("fast"))),

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/bfloat16.h"
 #include "kernels/normalization.h"
 #include "threading/parallel_for.h"
 
@@ -33,7 +34,7 @@ template <typename T>
 void HardmaxLines(const KernelContext& ctx, const T* x, T* y, int64_t outer, int64_t n,
                   int64_t inner) {
   // Float16 compares through float (exact).
-  using K = std::conditional_t<std::is_same_v<T, Float16>, float, T>;
+  using K = std::conditional_t<(std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>), float, T>;
   const T one = static_cast<T>(1.0f);
   const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
   // Serial loop replaced: for each (o, column block): for each column c,

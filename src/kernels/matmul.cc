@@ -251,7 +251,9 @@ std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes&, Ke
   CheckInputCount("MatMul", inputs, 2, 2);
   const Tensor& a = RequiredInput("MatMul", inputs, 0, "A");
   const Tensor& b = RequiredInput("MatMul", inputs, 1, "B");
-  CheckDType("MatMul", "A", a, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
+  CheckDType("MatMul", "A", a,
+             {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kUInt32, DType::kInt64,
+              DType::kUInt64});
   CheckDType("MatMul", "B", b, {a.dtype()});
   switch (a.dtype()) {
     case DType::kFloat32:
@@ -260,6 +262,10 @@ std::vector<Tensor> MatMulKernel(const KernelContext& ctx, const Attributes&, Ke
       return {GenericMatMul<double>(ctx, a, b)};
     case DType::kInt32:
       return {GenericMatMul<int32_t>(ctx, a, b)};
+    case DType::kUInt32:
+      return {GenericMatMul<uint32_t>(ctx, a, b)};
+    case DType::kUInt64:
+      return {GenericMatMul<uint64_t>(ctx, a, b)};
     default:
       return {GenericMatMul<int64_t>(ctx, a, b)};
   }

@@ -3,7 +3,8 @@
 // MatMul (NumPy matmul): A [..., M, K] x B [..., K, N] -> [..., M, N], the
 // batch dimensions broadcast; a 1-D A is a row [1, K] and a 1-D B a column
 // [K, 1], whose unit dimension is dropped from the result. float32 runs the
-// packed GEMM; float64, int32 and int64 a plain loop (int arithmetic wraps).
+// packed GEMM; float64, int32, uint32, int64 and uint64 a plain loop (integer
+// arithmetic wraps modulo 2^bits).
 // When B has no batch dimensions, A's batch is folded into M: one large
 // GEMM instead of many small ones.
 //

@@ -66,13 +66,27 @@ TEST(MatMul, HandComputedAndResultShapes) {
 }
 
 TEST(MatMul, IntegerAndDoubleDtypes) {
-  for (DType dtype : {DType::kFloat64, DType::kInt32, DType::kInt64}) {
+  for (DType dtype :
+       {DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUInt32, DType::kUInt64}) {
     const Tensor a = RandomTensor(dtype, {3, 5, 7}, 3, -9, 9);
     const Tensor b = RandomTensor(dtype, {7, 4}, 4, -9, 9);
     auto pool = PoolWithThreads(3);
+    SCOPED_TRACE(dtype_name(dtype));
     EXPECT_TENSORS_NEAR(CallKernel(MatMulKernel, {pool.get(), Isa::kPortable}, {}, {&a, &b})[0],
                         MatMulReference(a, b), 1e-12, 0);
   }
+}
+
+TEST(MatMul, UnsignedWrapsModulo2ToTheBits) {
+  // [2^63, 3] x [2, 2^63 + 1]^T = 2^64 + 3 * 2^63 + 3 = 2^63 + 3 mod 2^64.
+  const uint64_t top = uint64_t{1} << 63;
+  const Tensor a = Tensor::from_vector<uint64_t>({1, 2}, {top, 3});
+  const Tensor b = Tensor::from_vector<uint64_t>({2, 1}, {2, top + 1});
+  EXPECT_EQ(CallKernel(MatMulKernel, {}, {}, {&a, &b})[0].data<uint64_t>()[0], top + 3);
+  // 65536 * 65536 + 1 * 4294967295 = 2^32 + 2^32 - 1 = 2^32 - 1 mod 2^32.
+  const Tensor c = Tensor::from_vector<uint32_t>({1, 2}, {65536, 1});
+  const Tensor d = Tensor::from_vector<uint32_t>({2, 1}, {65536, 4294967295u});
+  EXPECT_EQ(CallKernel(MatMulKernel, {}, {}, {&c, &d})[0].data<uint32_t>()[0], 4294967295u);
 }
 
 TEST(MatMul, BitExactAcrossThreadCounts) {

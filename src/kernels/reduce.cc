@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/half_float.h"
 #include "kernels/reduce_geometry.h"
 #include "kernels/reduce_primitives_impl.h"
 #include "threading/parallel_for.h"
@@ -167,7 +168,9 @@ void Fold(ReducePrim prim, const ReduceGeometry& g, const T* x, const T* shift, 
 
 template <typename T>
 T FinalizeMean(T sum, int64_t count) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return count == 0 ? T{0} : static_cast<T>(sum / static_cast<uint64_t>(count));
+  } else if constexpr (std::is_integral_v<T>) {
     return count == 0 ? T{0} : static_cast<T>(static_cast<int64_t>(sum) / count);
   } else {
     return sum / static_cast<T>(count);  // NaN for an empty set
@@ -225,14 +228,26 @@ std::vector<Tensor> RunReduce(ReduceOp op, const KernelContext& ctx, const Attri
   const std::string_view name = OpName(op);
   CheckInputCount(name, inputs, 1, 2);
   const Tensor& x = RequiredInput(name, inputs, 0, "data");
+  // ONNX's types for each op, less float16 (not implemented) and, for
+  // ReduceLogSumExp, the integers.
   if (op == ReduceOp::kLogSumExp) {
-    CheckDType(name, "data", x, {DType::kFloat32, DType::kFloat64});
+    CheckDType(name, "data", x, {DType::kFloat32, DType::kFloat64, DType::kBFloat16});
   } else if (op == ReduceOp::kMax || op == ReduceOp::kMin) {
     CheckDType(name, "data", x,
-               {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kInt8,
-                DType::kUInt8});
+               {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kInt8, DType::kUInt8,
+                DType::kInt32, DType::kUInt32, DType::kInt64, DType::kUInt64});
   } else {
-    CheckDType(name, "data", x, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
+    CheckDType(name, "data", x,
+               {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kInt32, DType::kUInt32,
+                DType::kInt64, DType::kUInt64});
+  }
+  if (ComputesInFloat32(x.dtype())) {
+    // Reduced in float32 (the fast path), each output rounded back once.
+    const Tensor wide = WidenToFloat32(x);
+    std::vector<const Tensor*> widened(inputs.begin(), inputs.end());
+    widened[0] = &wide;
+    const std::vector<Tensor> y = RunReduce(op, ctx, attrs, widened);
+    return {NarrowFromFloat32(y[0], x.dtype())};
   }
   if (!IsaSupported(ctx.isa)) {
     ThrowKernelError(name,
@@ -260,6 +275,12 @@ std::vector<Tensor> RunReduce(ReduceOp op, const KernelContext& ctx, const Attri
       break;
     case DType::kUInt8:
       RunTyped<uint8_t>(op, g, x, y, PortableReducePrimitives<uint8_t>(), ctx.pool);
+      break;
+    case DType::kUInt32:
+      RunTyped<uint32_t>(op, g, x, y, PortableReducePrimitives<uint32_t>(), ctx.pool);
+      break;
+    case DType::kUInt64:
+      RunTyped<uint64_t>(op, g, x, y, PortableReducePrimitives<uint64_t>(), ctx.pool);
       break;
     default:
       break;  // refused by CheckDType above

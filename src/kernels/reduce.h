@@ -22,10 +22,15 @@
 // Max and Min propagate NaN. ArgMax/ArgMin of an empty axis is an error.
 //
 // Dtypes: float32 (fast path: vectorized for each ISA level), float64,
-// int32, int64 for every op except ReduceLogSumExp (float32, float64 only);
-// Max, Min, ArgMax and ArgMin also take int8 and uint8. Integer sums and
-// products wrap around on overflow (two's complement), never UB. Integer
-// ReduceL2 is the truncated square root; integer ReduceMean truncates.
+// bfloat16 (reduced in float32, each output rounded back once), int32,
+// uint32, int64, uint64 for every op except ReduceLogSumExp (float32,
+// float64, bfloat16); ReduceMax and ReduceMin also take int8 and uint8;
+// ArgMax and ArgMin take every numeric dtype but float16 (16-bit integers
+// included, as ONNX allows there but not in the reductions). Integer sums
+// and products wrap around on overflow (modulo 2^bits), never UB. Integer
+// ReduceL2 is the truncated square root; integer ReduceMean truncates
+// (unsigned: divides the wrapped unsigned sum). float16 has no reduction
+// kernel yet.
 //
 // Parallelism and determinism: work is split over independent outputs (or
 // over fixed-size blocks of a long contiguous reduced run, combined in block

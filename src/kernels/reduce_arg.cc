@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/half_float.h"
 #include "kernels/reduce.h"
 #include "kernels/reduce_geometry.h"
 #include "kernels/reduce_primitives.h"
@@ -140,10 +141,14 @@ void Dispatch(bool is_max, bool last, const ReduceGeometry& g, const Tensor& x, 
 std::vector<Tensor> RunArg(std::string_view op, bool is_max, const KernelContext& ctx,
                            const Attributes& attrs, KernelInputs inputs) {
   CheckInputCount(op, inputs, 1, 1);
-  const Tensor& x = RequiredInput(op, inputs, 0, "data");
-  CheckDType(op, "data", x,
-             {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kInt8,
-              DType::kUInt8});
+  const Tensor& input = RequiredInput(op, inputs, 0, "data");
+  CheckDType(op, "data", input,
+             {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kInt8, DType::kUInt8,
+              DType::kInt16, DType::kUInt16, DType::kInt32, DType::kUInt32, DType::kInt64,
+              DType::kUInt64});
+  // bfloat16 widens to float32 exactly, order and NaNs included, so the
+  // indices are the same.
+  const Tensor x = WidenToFloat32(input);
   if (!IsaSupported(ctx.isa)) {
     ThrowKernelError(op, "ISA " + std::string(IsaName(ctx.isa)) + " is not supported by this CPU");
   }
@@ -176,6 +181,18 @@ std::vector<Tensor> RunArg(std::string_view op, bool is_max, const KernelContext
       break;
     case DType::kUInt8:
       Dispatch<uint8_t>(is_max, last, g, x, y, ctx.isa, ctx.pool);
+      break;
+    case DType::kInt16:
+      Dispatch<int16_t>(is_max, last, g, x, y, ctx.isa, ctx.pool);
+      break;
+    case DType::kUInt16:
+      Dispatch<uint16_t>(is_max, last, g, x, y, ctx.isa, ctx.pool);
+      break;
+    case DType::kUInt32:
+      Dispatch<uint32_t>(is_max, last, g, x, y, ctx.isa, ctx.pool);
+      break;
+    case DType::kUInt64:
+      Dispatch<uint64_t>(is_max, last, g, x, y, ctx.isa, ctx.pool);
       break;
     default:
       break;  // refused by CheckDType above

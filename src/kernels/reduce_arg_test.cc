@@ -48,6 +48,27 @@ TEST(ArgReduce, HandComputedValues) {
   EXPECT_EQ(Values(Arg(ArgMinKernel, i8, 0, false, false)), (std::vector<int64_t>{1}));
 }
 
+TEST(ArgReduce, NewDtypesHandComputed) {
+  const Tensor i16 = Tensor::from_vector<int16_t>({4}, {-32768, 32767, 5, 32767});
+  EXPECT_EQ(Values(Arg(ArgMaxKernel, i16, 0, false, false)), (std::vector<int64_t>{1}));
+  EXPECT_EQ(Values(Arg(ArgMaxKernel, i16, 0, false, true)), (std::vector<int64_t>{3}));
+  EXPECT_EQ(Values(Arg(ArgMinKernel, i16, 0, false, false)), (std::vector<int64_t>{0}));
+  // 2^63 and 2^64 - 1 are the largest, not negative.
+  const Tensor u64 = Tensor::from_vector<uint64_t>({4}, {1, uint64_t{1} << 63, ~uint64_t{0}, 0});
+  EXPECT_EQ(Values(Arg(ArgMaxKernel, u64, 0, false, false)), (std::vector<int64_t>{2}));
+  EXPECT_EQ(Values(Arg(ArgMinKernel, u64, 0, false, false)), (std::vector<int64_t>{3}));
+  const Tensor u16 = Tensor::from_vector<uint16_t>({2, 2}, {65535, 0, 1, 2});
+  EXPECT_EQ(Values(Arg(ArgMaxKernel, u16, 1, false, false)), (std::vector<int64_t>{0, 1}));
+  const Tensor u32 = Tensor::from_vector<uint32_t>({3}, {7, 4294967295u, 7});
+  EXPECT_EQ(Values(Arg(ArgMinKernel, u32, 0, false, true)), (std::vector<int64_t>{2}));
+  const Tensor bf = Tensor::from_vector<BFloat16>(
+      {4}, {BFloat16(1.0f), BFloat16(-3.0f), BFloat16::from_bits(0x7fc0), BFloat16(-3.0f)});
+  EXPECT_EQ(Values(Arg(ArgMaxKernel, bf, 0, false, false)), (std::vector<int64_t>{2}));  // NaN
+  const Tensor bf_finite =
+      Tensor::from_vector<BFloat16>({3}, {BFloat16(1.0f), BFloat16(-3.0f), BFloat16(-3.0f)});
+  EXPECT_EQ(Values(Arg(ArgMinKernel, bf_finite, 0, false, true)), (std::vector<int64_t>{2}));
+}
+
 TEST(ArgReduce, NanIsTheExtreme) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const Tensor x = Tensor::from_vector<float>({5}, {1, nan, 9, nan, -3});
@@ -60,8 +81,9 @@ TEST(ArgReduce, MatchesReferenceAtEveryThreadCount) {
   const std::vector<std::vector<int64_t>> shapes = {
       {1}, {7}, {3, 1}, {1, 5}, {13, 67}, {67, 13}, {2, 3, 1031}, {5, 1, 2100}, {4, 0, 3}};
   uint32_t seed = 1;
-  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kInt8,
-                      DType::kUInt8}) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kBFloat16, DType::kInt32,
+                      DType::kInt64, DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16,
+                      DType::kUInt32, DType::kUInt64}) {
     for (const auto& dims : shapes) {
       // Few distinct integer values, so ties (first vs last index) are common.
       const Tensor x = RandomTensor(dtype, Shape(dims), ++seed, -4, 4);
@@ -101,8 +123,8 @@ TEST(ArgReduce, Errors) {
             "ArgMin: axis 2 is out of range for rank 2");
   const Tensor b(DType::kBool, {2});
   EXPECT_EQ(testing::ErrorMessageOf([&] { Arg(ArgMinKernel, b, 0, true, false); }),
-            "ArgMin: input 'data' must have dtype one of float32, float64, int32, int64, int8, "
-            "uint8 (got bool)");
+            "ArgMin: input 'data' must have dtype one of float32, float64, bfloat16, int8, uint8, "
+            "int16, uint16, int32, uint32, int64, uint64 (got bool)");
   const Tensor scalar(DType::kFloat32, Shape{});
   EXPECT_EQ(testing::ErrorMessageOf([&] { Arg(ArgMaxKernel, scalar, 0, true, false); }),
             "ArgMax: input 'data' must have rank >= 1 (got shape [])");

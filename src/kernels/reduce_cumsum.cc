@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/bfloat16.h"
 #include "kernels/reduce.h"
 #include "threading/parallel_for.h"
 
@@ -25,7 +26,7 @@ constexpr double kCostPerElementNs = 0.5;
 // The running sum's type: float for float16 (Loom does not compute in
 // float16; each output is rounded once), the element type otherwise.
 template <typename T>
-using AccOf = std::conditional_t<std::is_same_v<T, Float16>, float, T>;
+using AccOf = std::conditional_t<(std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>), float, T>;
 
 // Integer sums wrap around (two's complement) instead of overflowing.
 template <typename A>

@@ -29,8 +29,8 @@ struct ReducePrimitives {
   void (*column)(ReducePrim prim, T* acc, const T* x, int64_t n, const T* shift);
 };
 
-// Portable tables, defined for float, double, int8_t, uint8_t, int32_t and
-// int64_t. kSumExp is for floating types only.
+// Portable tables, defined for float, double and the signed and unsigned
+// integers of 8, 16, 32 and 64 bits. kSumExp is for floating types only.
 template <typename T>
 const ReducePrimitives<T>& PortableReducePrimitives();
 

@@ -43,7 +43,11 @@ inline T Add(T a, T b) {
 template <typename T>
 inline T Mul(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b));
+    // Types narrower than int promote to (signed) int before multiplying,
+    // where 0xffff * 0xffff would overflow: multiply as unsigned int then.
+    using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, Unsigned<T>>;
+    return static_cast<T>(static_cast<Wide>(static_cast<Unsigned<T>>(a)) *
+                          static_cast<Wide>(static_cast<Unsigned<T>>(b)));
   } else {
     return a * b;
   }

@@ -16,8 +16,12 @@ template const ReducePrimitives<float>& PortableReducePrimitives<float>();
 template const ReducePrimitives<double>& PortableReducePrimitives<double>();
 template const ReducePrimitives<int8_t>& PortableReducePrimitives<int8_t>();
 template const ReducePrimitives<uint8_t>& PortableReducePrimitives<uint8_t>();
+template const ReducePrimitives<int16_t>& PortableReducePrimitives<int16_t>();
+template const ReducePrimitives<uint16_t>& PortableReducePrimitives<uint16_t>();
 template const ReducePrimitives<int32_t>& PortableReducePrimitives<int32_t>();
 template const ReducePrimitives<int64_t>& PortableReducePrimitives<int64_t>();
+template const ReducePrimitives<uint32_t>& PortableReducePrimitives<uint32_t>();
+template const ReducePrimitives<uint64_t>& PortableReducePrimitives<uint64_t>();
 
 const ReducePrimitives<float>& F32ReducePrimitivesFor(Isa isa) {
   // Running another ISA's code would be SIGILL, not an error message.

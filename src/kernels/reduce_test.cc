@@ -108,6 +108,44 @@ TEST(Reduce, IntegerDtypes) {
             std::numeric_limits<int32_t>::min());  // wraps, no UB
 }
 
+// uint32, uint64 and bfloat16, values worked out by hand.
+TEST(Reduce, UnsignedAndBFloat16Dtypes) {
+  const Tensor u32 = Tensor::from_vector<uint32_t>({3}, {4294967295u, 1, 1});
+  EXPECT_EQ(RunReduce(ReduceSumKernel, u32, {0}, false).data<uint32_t>()[0], 1u);  // wraps
+  EXPECT_EQ(RunReduce(ReduceMaxKernel, u32, {0}, false).data<uint32_t>()[0], 4294967295u);
+  EXPECT_EQ(RunReduce(ReduceMinKernel, u32, {0}, false).data<uint32_t>()[0], 1u);
+  const uint64_t kTop = uint64_t{1} << 63;
+  const Tensor u64 =
+      Tensor::from_vector<uint64_t>({2, 2}, {kTop, 3, uint64_t{1} << 62, (uint64_t{1} << 62) + 2});
+  // Unsigned: 2^63 is the max of row 0, not a negative number.
+  const Tensor max = RunReduce(ReduceMaxKernel, u64, {1}, false);
+  EXPECT_EQ(testing::TensorValues<uint64_t>(max), (std::vector<uint64_t>{kTop, (kTop >> 1) + 2}));
+  // (2^62 + 2^62 + 2) / 2 = 2^62 + 1: the sum 2^63 + 2 divides as unsigned.
+  EXPECT_EQ(RunReduce(ReduceMeanKernel, u64, {1}, false).data<uint64_t>()[1], (kTop >> 1) + 1);
+  EXPECT_EQ(RunReduce(ReduceProdKernel, u64, {1}, false).data<uint64_t>()[0], kTop);  // 3 * 2^63
+  EXPECT_EQ(RunReduce(ReduceL1Kernel, u64, {0}, false).data<uint64_t>()[1], 3 + (kTop >> 1) + 2);
+  const Tensor empty(DType::kUInt64, {0, 2});
+  EXPECT_EQ(RunReduce(ReduceMaxKernel, empty, {0}, false).data<uint64_t>()[0], 0u);
+  EXPECT_EQ(RunReduce(ReduceMinKernel, empty, {0}, false).data<uint64_t>()[0], ~uint64_t{0});
+
+  // bfloat16 sums in float32 and rounds once: 256 + 1 + 1 = 258 (a bfloat16
+  // value); rounding after each step would stick at 256 (256 + 1 ties to 256).
+  const Tensor b =
+      Tensor::from_vector<BFloat16>({2, 3}, {BFloat16(256.0f), BFloat16(1.0f), BFloat16(1.0f),
+                                             BFloat16(256.0f), BFloat16(1.0f), BFloat16(-0.5f)});
+  const Tensor sum = RunReduce(ReduceSumKernel, b, {1}, false);
+  ASSERT_EQ(sum.dtype(), DType::kBFloat16);
+  EXPECT_EQ(static_cast<float>(sum.data<BFloat16>()[0]), 258.0f);
+  EXPECT_EQ(static_cast<float>(sum.data<BFloat16>()[1]), 256.0f);  // 256.5 -> 256
+  EXPECT_EQ(static_cast<float>(RunReduce(ReduceMaxKernel, b, {1}, false).data<BFloat16>()[0]),
+            256.0f);
+  EXPECT_EQ(static_cast<float>(RunReduce(ReduceMinKernel, b, {1}, false).data<BFloat16>()[1]),
+            -0.5f);
+  // 258 / 3 = 86 exactly.
+  EXPECT_EQ(static_cast<float>(RunReduce(ReduceMeanKernel, b, {1}, false).data<BFloat16>()[0]),
+            86.0f);
+}
+
 TEST(Reduce, EmptySetGivesIdentity) {
   const Tensor x(DType::kFloat32, {3, 0});
   const float inf = std::numeric_limits<float>::infinity();
@@ -215,11 +253,12 @@ TEST(Reduce, ErrorsNameOpInputAndValues) {
             "ReduceMax: axis 2 is out of range for rank 2");
   const Tensor b(DType::kBool, {2});
   EXPECT_EQ(testing::ErrorMessageOf([&] { RunReduce(ReduceSumKernel, b, {0}, true); }),
-            "ReduceSum: input 'data' must have dtype one of float32, float64, int32, int64 "
-            "(got bool)");
+            "ReduceSum: input 'data' must have dtype one of float32, float64, bfloat16, int32, "
+            "uint32, int64, uint64 (got bool)");
   const Tensor i = Tensor::from_vector<int32_t>({2}, {1, 2});
   EXPECT_EQ(testing::ErrorMessageOf([&] { RunReduce(ReduceLogSumExpKernel, i, {0}, true); }),
-            "ReduceLogSumExp: input 'data' must have dtype one of float32, float64 (got int32)");
+            "ReduceLogSumExp: input 'data' must have dtype one of float32, float64, bfloat16 (got "
+            "int32)");
   const Tensor axes32 = Tensor::from_vector<int32_t>({1}, {0});
   EXPECT_EQ(testing::ErrorMessageOf([&] {
               CallKernel(ReduceL1Kernel, {}, {}, {&x, &axes32});
@@ -266,7 +305,7 @@ void CheckAgainstReference(DType dtype, const std::vector<Isa>& isas,
                            const std::vector<int>& thread_counts) {
   uint32_t seed = 100;
   for (const OpCase& op : AllOps()) {
-    const bool is_int = dtype != DType::kFloat32 && dtype != DType::kFloat64;
+    const bool is_int = !dtype_is_float(dtype);
     if (is_int && std::string(op.name) == "ReduceLogSumExp") continue;
     for (const auto& dims : TestShapes()) {
       const Shape shape(dims);
@@ -285,12 +324,19 @@ void CheckAgainstReference(DType dtype, const std::vector<Isa>& isas,
           const std::vector<int64_t> axes64(axes.begin(), axes.end());
           int64_t count = 1;
           for (int a : axes) count *= shape.dim(a);
-          const double atol = (dtype == DType::kFloat32 ? 2e-6 : 1e-12) * (count + 1);
+          double rtol = 1e-5;
+          double atol = (dtype == DType::kFloat32 ? 2e-6 : 1e-12) * (count + 1);
+          if (dtype == DType::kBFloat16) {
+            // Both round the result to bfloat16, from a float32 and a double
+            // sum: at most one step (2^-7 relative) apart.
+            rtol = 8e-3;
+            atol = 2e-6 * (count + 1);
+          }
           for (int threads : thread_counts) {
             auto pool = PoolWithThreads(threads);
             for (Isa isa : isas) {
               const Tensor y = RunReduce(op.fn, xp, axes64, keepdims, {pool.get(), isa});
-              const std::string mismatch = testing::CompareTensors(y, expected, 1e-5, atol);
+              const std::string mismatch = testing::CompareTensors(y, expected, rtol, atol);
               ASSERT_TRUE(mismatch.empty())
                   << op.name << " " << dtype_name(dtype) << " shape " << shape.to_string()
                   << " axes " << ::testing::PrintToString(axes) << " keepdims " << keepdims
@@ -309,8 +355,27 @@ TEST(Reduce, Float32MatchesReferenceForEveryIsaAndThreadCount) {
 }
 
 TEST(Reduce, OtherDtypesMatchReference) {
-  for (DType dtype : {DType::kFloat64, DType::kInt32, DType::kInt64}) {
+  for (DType dtype : {DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUInt32, DType::kUInt64,
+                      DType::kBFloat16}) {
     CheckAgainstReference(dtype, {Isa::kPortable}, {1, 3});
+  }
+  // uint64 over its whole range: Max, Min and Sum past int64's max.
+  std::mt19937_64 rng(3);
+  std::vector<uint64_t> values(5 * 67 * 3);
+  for (uint64_t& v : values) v = rng();
+  const Tensor wide = Tensor::from_vector<uint64_t>({5, 67, 3}, values);
+  for (const std::vector<int>& axes : AxisSets(3)) {
+    if (axes.empty()) continue;
+    const std::vector<int64_t> axes64(axes.begin(), axes.end());
+    for (const char* op : {"ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean"}) {
+      const KernelFn fn = std::string(op) == "ReduceMax"   ? ReduceMaxKernel
+                          : std::string(op) == "ReduceMin" ? ReduceMinKernel
+                          : std::string(op) == "ReduceSum" ? ReduceSumKernel
+                                                           : ReduceMeanKernel;
+      EXPECT_TRUE(
+          BitwiseEqual(RunReduce(fn, wide, axes64, true), ReduceReference(op, wide, axes, true)))
+          << op << " " << ::testing::PrintToString(axes);
+    }
   }
   // int8 / uint8: Max and Min only.
   for (DType dtype : {DType::kInt8, DType::kUInt8}) {

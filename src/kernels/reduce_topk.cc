@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/dtype_visit.h"
+#include "loom/bfloat16.h"
 #include "kernels/reduce.h"
 #include "threading/parallel_for.h"
 
@@ -23,9 +25,11 @@ double CostPerLineNs(int64_t n, int64_t k) {
   return static_cast<double>(n) * 4.0 + static_cast<double>(k) * std::log2(2.0 + k) * 4.0;
 }
 
-// Float16 is ordered through float (exact); other dtypes as themselves.
+// float16 and bfloat16 are ordered through float (exact); other dtypes as
+// themselves.
 template <typename T>
-using KeyOf = std::conditional_t<std::is_same_v<T, Float16>, float, T>;
+using KeyOf =
+    std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
 
 // a before b in the output. NaN ranks above every number (the ONNX
 // reference's lexsort order): first when largest, last when smallest.
@@ -98,8 +102,9 @@ std::vector<Tensor> TopKKernel(const KernelContext& ctx, const Attributes& attrs
   const Tensor& x = RequiredInput(kOp, inputs, 0, "X");
   const Tensor& k_input = RequiredInput(kOp, inputs, 1, "K");
   CheckDType(kOp, "X", x,
-             {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8, DType::kUInt8,
-              DType::kInt32, DType::kInt64});
+             {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+              DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32, DType::kUInt32,
+              DType::kInt64, DType::kUInt64});
   CheckDType(kOp, "K", k_input, {DType::kInt64});
   if (k_input.num_elements() != 1 || k_input.shape().rank() > 1) {
     ThrowKernelError(
@@ -127,31 +132,12 @@ std::vector<Tensor> TopKKernel(const KernelContext& ctx, const Attributes& attrs
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= dims[d];
   for (int d = axis + 1; d < rank; ++d) inner *= dims[d];
-  switch (x.dtype()) {
-    case DType::kFloat32:
-      Dispatch<float>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kFloat64:
-      Dispatch<double>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kFloat16:
-      Dispatch<Float16>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kInt8:
-      Dispatch<int8_t>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kUInt8:
-      Dispatch<uint8_t>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kInt32:
-      Dispatch<int32_t>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kInt64:
-      Dispatch<int64_t>(ctx, largest, x, outer, n, inner, k, values, indices);
-      break;
-    case DType::kBool:
-      break;  // refused by CheckDType above
-  }
+  VisitDType(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {  // bool: refused by CheckDType above
+      Dispatch<T>(ctx, largest, x, outer, n, inner, k, values, indices);
+    }
+  });
   return {values, indices};
 }
 

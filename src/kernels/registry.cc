@@ -29,9 +29,20 @@ constexpr DTypeMask kU8 = DTypeBit(DType::kUInt8);
 constexpr DTypeMask kI32 = DTypeBit(DType::kInt32);
 constexpr DTypeMask kI64 = DTypeBit(DType::kInt64);
 constexpr DTypeMask kBool = DTypeBit(DType::kBool);
-constexpr DTypeMask kFloats = kF32 | kF64 | kF16;
-constexpr DTypeMask kNumeric = kFloats | kI8 | kU8 | kI32 | kI64;
+constexpr DTypeMask kU16 = DTypeBit(DType::kUInt16);
+constexpr DTypeMask kU32 = DTypeBit(DType::kUInt32);
+constexpr DTypeMask kU64 = DTypeBit(DType::kUInt64);
+constexpr DTypeMask kI16 = DTypeBit(DType::kInt16);
+constexpr DTypeMask kBF16 = DTypeBit(DType::kBFloat16);
+constexpr DTypeMask kFloats = kF32 | kF64 | kF16 | kBF16;
+constexpr DTypeMask kNumeric = kFloats | kI8 | kU8 | kI16 | kU16 | kI32 | kU32 | kI64 | kU64;
 constexpr DTypeMask kAll = kNumeric | kBool;
+// ONNX's reductions take 32- and 64-bit integers (Max and Min 8-bit too),
+// not 16-bit ones. float16 has no reduction kernel yet.
+constexpr DTypeMask kReduceTypes = kF32 | kF64 | kBF16 | kI32 | kU32 | kI64 | kU64;
+constexpr DTypeMask kReduceExtremeTypes = kReduceTypes | kI8 | kU8;
+// ArgMax/ArgMin: every ONNX numeric type but float16.
+constexpr DTypeMask kArgReduceTypes = kNumeric & ~kF16;
 
 constexpr IsaMask kPortable = IsaBit(Isa::kPortable);
 constexpr IsaMask kPortableAvx2 = kPortable | IsaBit(Isa::kAvx2Fma);
@@ -44,8 +55,8 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Acosh", kFloats, kPortable, AcoshKernel},
     {"Add", kNumeric, kPortable, AddKernel},
     {"And", kBool, kPortable, AndKernel},
-    {"ArgMax", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ArgMaxKernel},
-    {"ArgMin", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ArgMinKernel},
+    {"ArgMax", kArgReduceTypes, kAllIsas, ArgMaxKernel},
+    {"ArgMin", kArgReduceTypes, kAllIsas, ArgMinKernel},
     {"Asin", kFloats, kPortable, AsinKernel},
     {"Asinh", kFloats, kPortable, AsinhKernel},
     {"Atan", kFloats, kPortable, AtanKernel},
@@ -102,7 +113,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: fused attention (attention/attention.h), written by
     // graph/passes/attention_fusion.cc.
     {"LoomAttention", kF32, kAllIsas, AttentionKernel},
-    {"MatMul", kF32 | kF64 | kI32 | kI64, kAllIsas, MatMulKernel, PrepareMatMul},
+    {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
@@ -120,25 +131,25 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"NchwcMaxPool", kF32, kPortable, NchwcMaxPoolKernel},
     {"NchwcReorderInput", kF32, kPortable, NchwcReorderInputKernel},
     {"NchwcReorderOutput", kF32, kPortable, NchwcReorderOutputKernel},
-    {"Neg", kNumeric & ~kU8, kPortable, NegKernel},
+    {"Neg", kFloats | kI8 | kI16 | kI32 | kI64, kPortable, NegKernel},
     {"NonZero", kAll, kPortable, NonZeroKernel},
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
     {"Or", kBool, kPortable, OrKernel},
     {"Pad", kAll, kPortable, PadKernel},
-    {"Pow", kF32 | kF64 | kF16 | kI32 | kI64, kPortable, PowKernel},
-    {"Range", kF32 | kF64 | kI32 | kI64, kPortable, RangeKernel},
+    {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
+    {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
-    {"ReduceL1", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceL1Kernel},
-    {"ReduceL2", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceL2Kernel},
-    {"ReduceLogSumExp", kF32 | kF64, kAllIsas, ReduceLogSumExpKernel},
-    {"ReduceMax", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ReduceMaxKernel},
-    {"ReduceMean", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceMeanKernel},
-    {"ReduceMin", kF32 | kF64 | kI32 | kI64 | kI8 | kU8, kAllIsas, ReduceMinKernel},
-    {"ReduceProd", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceProdKernel},
-    {"ReduceSum", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceSumKernel},
-    {"ReduceSumSquare", kF32 | kF64 | kI32 | kI64, kAllIsas, ReduceSumSquareKernel},
-    {"Relu", kNumeric, kPortableAvx2, ReluKernel},
+    {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},
+    {"ReduceL2", kReduceTypes, kAllIsas, ReduceL2Kernel},
+    {"ReduceLogSumExp", kF32 | kF64 | kBF16, kAllIsas, ReduceLogSumExpKernel},
+    {"ReduceMax", kReduceExtremeTypes, kAllIsas, ReduceMaxKernel},
+    {"ReduceMean", kReduceTypes, kAllIsas, ReduceMeanKernel},
+    {"ReduceMin", kReduceExtremeTypes, kAllIsas, ReduceMinKernel},
+    {"ReduceProd", kReduceTypes, kAllIsas, ReduceProdKernel},
+    {"ReduceSum", kReduceTypes, kAllIsas, ReduceSumKernel},
+    {"ReduceSumSquare", kReduceTypes, kAllIsas, ReduceSumSquareKernel},
+    {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
     {"Round", kFloats, kPortable, RoundKernel},
@@ -162,7 +173,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Sqrt", kFloats, kPortable, SqrtKernel},
     {"Squeeze", kAll, kPortable, SqueezeKernel},
     {"Sub", kNumeric, kPortable, SubKernel},
-    {"Sum", kNumeric, kPortable, SumKernel},
+    {"Sum", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, SumKernel},
     {"Tan", kFloats, kPortable, TanKernel},
     {"Tanh", kFloats, kPortableAvx2, TanhKernel},
     {"ThresholdedRelu", kFloats, kPortable, ThresholdedReluKernel},
@@ -192,7 +203,7 @@ const KernelRegistration* FindKernel(std::string_view op) {
 
 std::string DTypeMaskToString(DTypeMask mask) {
   std::string out;
-  for (int d = 0; d <= static_cast<int>(DType::kBool); ++d) {
+  for (int d = 0; d < kNumDTypes; ++d) {
     if ((mask & DTypeBit(static_cast<DType>(d))) == 0) continue;
     if (!out.empty()) out += ", ";
     out += dtype_name(static_cast<DType>(d));

@@ -24,6 +24,7 @@
 namespace loom::kernels {
 
 using DTypeMask = uint16_t;
+static_assert(kNumDTypes <= 16, "DTypeMask has one bit per dtype");
 constexpr DTypeMask DTypeBit(DType dtype) {
   return static_cast<DTypeMask>(1u << static_cast<int>(dtype));
 }

@@ -110,7 +110,7 @@ TEST(Registry, EveryKernelRejectsMissingOrMistypedInputsCleanly) {
       EXPECT_EQ(std::string(e.what()).rfind(std::string(r.op) + ":", 0), 0u)
           << r.op << " error does not start with the op name: " << e.what();
     }
-    for (int d = 0; d <= static_cast<int>(DType::kBool); ++d) {
+    for (int d = 0; d < kNumDTypes; ++d) {
       const DType dtype = static_cast<DType>(d);
       if ((r.dtypes & DTypeBit(dtype)) != 0) continue;
       const Tensor t = testing::RandomTensor(dtype, {2, 3, 4, 4}, 1);

@@ -174,13 +174,19 @@ std::vector<Tensor> SpaceToDepthKernel(const KernelContext& ctx, const Attribute
 // ---- conversion (shape_ops_cast.cc) ----
 
 // Cast(input); attribute "to" = ONNX TensorProto data type number (FLOAT=1,
-// UINT8=2, INT8=3, INT32=6, INT64=7, BOOL=9, FLOAT16=10, DOUBLE=11).
+// UINT8=2, INT8=3, UINT16=4, INT16=5, INT32=6, INT64=7, BOOL=9, FLOAT16=10,
+// DOUBLE=11, UINT32=12, UINT64=13, BFLOAT16=16); every pair of them.
 // Defined results where C++ or ONNX leave them open:
 // - float -> integer truncates toward zero and saturates: NaN -> 0, values
-//   at or beyond the target range -> its min or max (+inf -> max).
-// - integer -> narrower integer wraps modulo 2^bits (two's complement).
+//   at or beyond the target range -> its min or max (+inf -> max, negative
+//   -> 0 for unsigned targets).
+// - integer -> integer keeps the low bits (wraps modulo 2^bits, two's
+//   complement): int16 -1 -> uint16 65535, uint64 2^64-1 -> int64 -1.
+// - integer -> float rounds to nearest even (uint64 2^64-1 -> float32 2^64).
 // - anything -> bool is (x != 0), NaN -> true; bool -> anything is 0 or 1.
-// - float64 -> float16 rounds through float32 (two roundings).
+// - float16 and bfloat16 convert through float32: exact into float32,
+//   rounded to nearest even out of it; float64 and the 32/64-bit integers
+//   -> float16 / bfloat16 round twice (to float32 first).
 std::vector<Tensor> CastKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
 // CastLike(input, target_type): Cast to target_type's dtype
@@ -205,8 +211,8 @@ std::vector<Tensor> ConstantKernel(const KernelContext& ctx, const Attributes& a
 // any dtype, default float32 0).
 std::vector<Tensor> ConstantOfShapeKernel(const KernelContext& ctx, const Attributes& attrs,
                                           KernelInputs inputs);
-// Range(start, limit, delta): scalars of one dtype, float32, float64, int32 or
-// int64; out[i] = start + i * delta for i < max(ceil((limit-start)/delta), 0).
+// Range(start, limit, delta): scalars of one dtype, float32, float64, int16,
+// int32 or int64; out[i] = start + i * delta for i < max(ceil((limit-start)/delta), 0).
 // delta = 0 is an error; the count is checked before allocating.
 std::vector<Tensor> RangeKernel(const KernelContext& ctx, const Attributes& attrs,
                                 KernelInputs inputs);

@@ -22,10 +22,15 @@ constexpr double kConvertNsPerElement = 0.5;
 
 template <typename T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
+template <typename T>
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
-// Float -> integer, truncating toward zero and saturating. Both bounds are
-// powers of two (exact in float and double), and any x strictly between
-// them truncates to a value inside [min, max], so the final cast is defined.
+// Float -> integer, truncating toward zero (ONNX). Out of range, ONNX leaves
+// the result to the implementation and a plain static_cast would be UB in
+// C++: Loom saturates to the integer type's min / max, and NaN becomes 0.
+// Both bounds are powers of two (exact in float and double), and any x
+// strictly between them truncates to a value inside [min, max], so the
+// final cast is defined. (uint64's bound is 2^64: kAboveMax below.)
 template <typename To, typename From>
 To SaturatingCast(From x) {
   if (std::isnan(x)) return To{0};
@@ -36,12 +41,16 @@ To SaturatingCast(From x) {
   return static_cast<To>(x);
 }
 
+// float16 and bfloat16 convert through float32: widening is exact, and
+// narrowing rounds to nearest even (float64 -> float16 / bfloat16 rounds
+// twice, to float32 first, which can differ from one rounding on a rare
+// near-tie).
 template <typename To, typename From>
 To Convert(From x) {
-  if constexpr (std::is_same_v<From, Float16>) {
+  if constexpr (kIsHalf<From>) {
     return Convert<To>(static_cast<float>(x));
-  } else if constexpr (std::is_same_v<To, Float16>) {
-    return Float16(Convert<float>(x));
+  } else if constexpr (kIsHalf<To>) {
+    return To(Convert<float>(x));
   } else if constexpr (std::is_same_v<To, bool>) {
     return x != From{0};
   } else if constexpr (std::is_same_v<From, bool>) {
@@ -90,8 +99,8 @@ std::vector<Tensor> CastKernel(const KernelContext& ctx, const Attributes& attrs
   const std::optional<DType> target = DTypeFromOnnxDataType(code);
   if (!target) {
     ThrowKernelError(kOp, "attribute 'to' = " + std::to_string(code) +
-                              " is not a supported ONNX data type (expected one of 1 FLOAT, 2 "
-                              "UINT8, 3 INT8, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16, 11 DOUBLE)");
+                              " is not a supported ONNX data type (expected one of " +
+                              SupportedOnnxDataTypes() + ")");
   }
   const DType to = *target;
   // Same dtype: the input itself, like Identity (no copy).

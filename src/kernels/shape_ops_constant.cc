@@ -172,7 +172,8 @@ std::vector<Tensor> RangeKernel(const KernelContext& ctx, const Attributes&, Ker
   const Tensor& start = RequiredInput(kOp, inputs, 0, "start");
   const Tensor& limit = RequiredInput(kOp, inputs, 1, "limit");
   const Tensor& delta = RequiredInput(kOp, inputs, 2, "delta");
-  CheckDType(kOp, "start", start, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64});
+  CheckDType(kOp, "start", start,
+             {DType::kFloat32, DType::kFloat64, DType::kInt16, DType::kInt32, DType::kInt64});
   CheckDType(kOp, "limit", limit, {start.dtype()});
   CheckDType(kOp, "delta", delta, {start.dtype()});
   for (const auto& [tensor, name] :
@@ -187,6 +188,8 @@ std::vector<Tensor> RangeKernel(const KernelContext& ctx, const Attributes&, Ker
       return {MakeRange<float>(ctx, start, limit, delta)};
     case DType::kFloat64:
       return {MakeRange<double>(ctx, start, limit, delta)};
+    case DType::kInt16:
+      return {MakeRange<int16_t>(ctx, start, limit, delta)};
     case DType::kInt32:
       return {MakeRange<int32_t>(ctx, start, limit, delta)};
     default:

@@ -73,6 +73,24 @@ TEST(ConstantOfShape, FillsWithValue) {
   ExpectEverywhere(
       ConstantOfShapeKernel, half, {&big},
       {Tensor::from_vector(Shape({100, 1000}), std::vector<Float16>(100000, Float16(0.5f)))});
+  // The new dtypes as the value: the bytes are repeated as they are.
+  const Tensor three = Int64s({3});
+  const uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
+  ExpectEverywhere(
+      ConstantOfShapeKernel,
+      Attributes().set("value", Tensor::from_vector(Shape({1}), std::vector<uint64_t>{kU64Max})),
+      {&three}, {Tensor::from_vector(Shape({3}), std::vector<uint64_t>(3, kU64Max))});
+  ExpectEverywhere(
+      ConstantOfShapeKernel,
+      Attributes().set("value", Tensor::from_vector(Shape({1}), std::vector<int16_t>{-32768})),
+      {&three}, {Tensor::from_vector(Shape({3}), std::vector<int16_t>(3, -32768))});
+  ExpectEverywhere(
+      ConstantOfShapeKernel,
+      Attributes().set(
+          "value",
+          Tensor::from_vector(Shape({1}), std::vector<BFloat16>{BFloat16::from_bits(0x4049)})),
+      {&three},
+      {Tensor::from_vector(Shape({3}), std::vector<BFloat16>(3, BFloat16::from_bits(0x4049)))});
   const Tensor negative = Int64s({2, -1});
   ExpectError(ConstantOfShapeKernel, {}, {&negative}, "ConstantOfShape", {"negative dimension -1"});
   const Attributes two = Attributes().set("value", Floats(Shape({2}), {1, 2}));
@@ -95,6 +113,15 @@ TEST(Range, ValuesByHand) {
                d64 = Scalar<int64_t>(int64_t{1} << 62);
   ExpectEverywhere(RangeKernel, {}, {&s64, &l64, &d64},
                    {Int64s({kMin, kMin + (int64_t{1} << 62), 0, int64_t{1} << 62})});
+  // int16 (ONNX allows it): across the whole range in steps of 16384.
+  const Tensor s16 = Scalar<int16_t>(-32768), l16 = Scalar<int16_t>(32767),
+               d16 = Scalar<int16_t>(16384);
+  ExpectEverywhere(
+      RangeKernel, {}, {&s16, &l16, &d16},
+      {Tensor::from_vector(Shape({4}), std::vector<int16_t>{-32768, -16384, 0, 16384})});
+  const Tensor s16b = Scalar<int16_t>(5), l16b = Scalar<int16_t>(-2), d16b = Scalar<int16_t>(-3);
+  ExpectEverywhere(RangeKernel, {}, {&s16b, &l16b, &d16b},
+                   {Tensor::from_vector(Shape({3}), std::vector<int16_t>{5, 2, -1})});
   const Tensor sd = Scalar<double>(0), ld = Scalar<double>(1), dd = Scalar<double>(0.25);
   ExpectEverywhere(RangeKernel, {}, {&sd, &ld, &dd},
                    {Tensor::from_vector(Shape({4}), std::vector<double>{0, 0.25, 0.5, 0.75})});
@@ -122,6 +149,8 @@ TEST(Range, RejectsBadArguments) {
   ExpectError(RangeKernel, {}, {&s, &vec, &l}, "Range", {"'limit' must be a scalar"});
   const Tensor b = Scalar<bool>(true);
   ExpectError(RangeKernel, {}, {&b, &b, &b}, "Range", {"'start'", "got bool"});
+  const Tensor u = Scalar<uint32_t>(1);  // ONNX's Range has no unsigned type
+  ExpectError(RangeKernel, {}, {&u, &u, &u}, "Range", {"'start'", "got uint32"});
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ TEST(Gather, MatchesReference) {
   for (const Shape& shape : shapes) {
     for (int axis = 0; axis < shape.rank(); ++axis) {
       for (const Shape& index_shape : index_shapes) {
-        for (DType dtype : {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kBool}) {
+        for (DType dtype : {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kBool,
+                            DType::kUInt16, DType::kUInt64, DType::kBFloat16}) {
           const Tensor x = RandomTensor(dtype, shape, ++seed, -50, 50);
           const Tensor idx = RandomIndices(index_shape, shape.dims()[axis], ++seed);
           SCOPED_TRACE(shape.to_string() + " axis " + std::to_string(axis) + " " +
@@ -83,7 +84,8 @@ TEST(GatherElements, OnnxExampleByHand) {
 TEST(GatherElements, MatchesReference) {
   uint32_t seed = 40;
   for (int axis = 0; axis < 3; ++axis) {
-    for (DType dtype : {DType::kFloat64, DType::kUInt8, DType::kInt32}) {
+    for (DType dtype :
+         {DType::kFloat64, DType::kUInt8, DType::kInt32, DType::kInt16, DType::kUInt32}) {
       const Tensor x = RandomTensor(dtype, Shape({6, 7, 130}), ++seed, 0, 100);
       const Tensor idx = RandomIndices(Shape({4, 7, 129}), x.shape().dims()[axis], ++seed);
       ExpectEverywhere(GatherElementsKernel, Axis(axis), {&x, &idx},

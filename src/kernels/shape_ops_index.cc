@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "loom/bfloat16.h"
 #include "kernels/dtype_visit.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
@@ -20,7 +21,7 @@ namespace {
 
 template <typename T>
 bool IsNonZero(T v) {
-  if constexpr (std::is_same_v<T, Float16>) {
+  if constexpr ((std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)) {
     return (v.bits & 0x7fff) != 0;  // +-0 are the only zeros; NaN is not zero
   } else {
     return v != T{0};
@@ -31,7 +32,7 @@ bool IsNonZero(T v) {
 double ElementValue(const Tensor& t, int64_t i) {
   return VisitDType(t.dtype(), [&](auto tag) -> double {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, Float16>) {
+    if constexpr ((std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)) {
       return static_cast<float>(t.data<T>()[i]);
     } else {
       return static_cast<double>(t.data<T>()[i]);

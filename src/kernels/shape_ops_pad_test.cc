@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
 
 #include "kernels/reference/shape_ops_reference.h"
@@ -69,7 +70,7 @@ TEST(Pad, MatchesReference) {
           empty_axis_padded = empty_axis_padded || (dim == 0 && pads[k] > 0);
         }
         if (mode != "constant" && empty_axis_padded) continue;
-        const DType dtype = testing::kAllDTypes[rng() % 8];
+        const DType dtype = testing::kAllDTypes[rng() % std::size(testing::kAllDTypes)];
         const Tensor x = RandomTensor(dtype, shape, rng(), 0, 50);
         const Tensor value = RandomTensor(dtype, Shape(), rng(), 51, 60);
         const Tensor p = Int64s(pads);

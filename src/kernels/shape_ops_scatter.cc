@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/bfloat16.h"
 #include "kernels/dtype_visit.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
@@ -44,8 +45,8 @@ T Combine(T target, T update) {
   } else if constexpr (std::is_same_v<T, bool>) {
     // NumPy's bool ufuncs: add and maximum are OR, multiply and minimum AND.
     return kR == Reduction::kAdd || kR == Reduction::kMax ? (target || update) : (target && update);
-  } else if constexpr (std::is_same_v<T, Float16>) {
-    return Float16(Combine<float, kR>(static_cast<float>(target), static_cast<float>(update)));
+  } else if constexpr ((std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)) {
+    return T(Combine<float, kR>(static_cast<float>(target), static_cast<float>(update)));
   } else if constexpr (std::is_integral_v<T>) {
     // Wrap around (two's complement) instead of signed overflow; unsigned
     // is at least `unsigned int` wide so uint8 * uint8 cannot promote to int.

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <limits>
 #include <random>
 
@@ -90,7 +91,7 @@ TEST(Slice, MatchesReferenceOnRandomSlices) {
         axes_int.push_back(d);
         steps.push_back(step);
       }
-      const DType dtype = testing::kAllDTypes[rng() % 8];
+      const DType dtype = testing::kAllDTypes[rng() % std::size(testing::kAllDTypes)];
       const Tensor x = RandomTensor(dtype, shape, rng(), -50, 50);
       const Tensor s = Int64s(starts), e = Int64s(ends), a = Int64s(axes), st = Int64s(steps);
       SCOPED_TRACE(shape.to_string() + " trial " + std::to_string(trial));

@@ -14,9 +14,10 @@
 
 namespace loom::kernels::testing {
 
-inline constexpr DType kAllDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kFloat16,
-                                       DType::kInt8,    DType::kUInt8,   DType::kInt32,
-                                       DType::kInt64,   DType::kBool};
+inline constexpr DType kAllDTypes[] = {
+    DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+    DType::kUInt8,   DType::kInt16,   DType::kUInt16,  DType::kInt32,    DType::kUInt32,
+    DType::kInt64,   DType::kUInt64,  DType::kBool};
 
 inline Tensor Int64s(const std::vector<int64_t>& values) {
   return Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values);

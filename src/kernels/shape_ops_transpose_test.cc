@@ -44,7 +44,8 @@ TEST(Transpose, MatchesReferenceForAllPermutations) {
     std::vector<int> perm(static_cast<size_t>(shape.rank()));
     std::iota(perm.begin(), perm.end(), 0);
     do {
-      for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8}) {
+      for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt8,
+                          DType::kBFloat16, DType::kInt16, DType::kUInt32, DType::kUInt64}) {
         const Tensor x = RandomTensor(dtype, shape, ++seed, -100, 100);
         std::vector<int64_t> perm64(perm.begin(), perm.end());
         SCOPED_TRACE(shape.to_string() + " " + std::string(dtype_name(dtype)));

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "loom/bfloat16.h"
 #include "kernels/dtype_visit.h"
 #include "kernels/onnx_dtype.h"
 #include "kernels/shape_ops.h"
@@ -99,8 +100,8 @@ std::vector<Tensor> EyeLikeKernel(const KernelContext& /*ctx*/, const Attributes
   VisitDType(dtype, [&](auto tag) {
     using T = decltype(tag);
     T one;
-    if constexpr (std::is_same_v<T, Float16>) {
-      one = Float16(1.0f);
+    if constexpr ((std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)) {
+      one = T(1.0f);
     } else {
       one = T{1};
     }

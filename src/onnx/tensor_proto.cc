@@ -1,7 +1,8 @@
 // TensorProto stores elements in one of three places: raw_data (packed
-// little-endian bytes), a typed repeated field (float_data, int32_data for
-// every type of 32 bits or fewer, int64_data, double_data), or an external
-// file. Every size is checked against the dims before anything is allocated,
+// little-endian bytes), a typed repeated field (float_data; int32_data for
+// the signed and the 8/16-bit types and bool, float16 and bfloat16 as their
+// bit patterns; int64_data; uint64_data for uint32 and uint64; double_data),
+// or an external file. Every size is checked against the dims before anything is allocated,
 // so a corrupted dims field cannot ask for a terabyte.
 #include "onnx/tensor_proto.h"
 
@@ -58,11 +59,17 @@ int TypedFieldSize(const onnx::TensorProto& proto, DType dtype) {
     case DType::kInt64:
       return proto.int64_data_size();
     case DType::kFloat16:
+    case DType::kBFloat16:
     case DType::kInt8:
     case DType::kUInt8:
+    case DType::kInt16:
+    case DType::kUInt16:
     case DType::kInt32:
     case DType::kBool:
       return proto.int32_data_size();
+    case DType::kUInt32:
+    case DType::kUInt64:
+      return proto.uint64_data_size();
   }
   return 0;
 }
@@ -91,9 +98,28 @@ void CopyTypedField(const onnx::TensorProto& proto, const std::string& what, Ten
       NarrowInt32(what, proto.int32_data(), 0, 1, static_cast<uint8_t*>(tensor.raw_data()));
       break;
     case DType::kFloat16:
-      // float16 elements travel as their 16 bits in int32_data.
-      NarrowInt32(what, proto.int32_data(), 0, 65535,
-                  reinterpret_cast<uint16_t*>(tensor.raw_data()));
+    case DType::kBFloat16:
+      // float16 and bfloat16 elements travel as their 16 bits in int32_data.
+      NarrowInt32(what, proto.int32_data(), 0, 65535, static_cast<uint16_t*>(tensor.raw_data()));
+      break;
+    case DType::kInt16:
+      NarrowInt32(what, proto.int32_data(), -32768, 32767, tensor.data<int16_t>());
+      break;
+    case DType::kUInt16:
+      NarrowInt32(what, proto.int32_data(), 0, 65535, tensor.data<uint16_t>());
+      break;
+    case DType::kUInt32:
+      for (int i = 0; i < proto.uint64_data_size(); ++i) {
+        const uint64_t v = proto.uint64_data(i);
+        if (v > 0xffffffffu) {
+          Fail(what, "uint64_data[" + std::to_string(i) + "] = " + std::to_string(v) +
+                         " is outside the element type's range [0, 4294967295]");
+        }
+        tensor.data<uint32_t>()[i] = static_cast<uint32_t>(v);
+      }
+      break;
+    case DType::kUInt64:
+      std::copy(proto.uint64_data().begin(), proto.uint64_data().end(), tensor.data<uint64_t>());
       break;
   }
 }
@@ -110,8 +136,8 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
                        const std::string& what) {
   const std::optional<DType> dtype = kernels::DTypeFromOnnxDataType(proto.data_type());
   if (!dtype) {
-    Fail(what, "element type " + DataTypeName(proto.data_type()) +
-                   " is not supported (float, double, float16, int8, uint8, int32, int64, bool)");
+    Fail(what, "element type " + DataTypeName(proto.data_type()) + " is not supported (" +
+                   kernels::SupportedOnnxDataTypes() + ")");
   }
   if (proto.has_segment()) Fail(what, "segmented tensors are not supported");
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());

@@ -53,9 +53,9 @@ TensorType ConvertValueType(const onnx::ValueInfoProto& info, bool is_input, Sym
         onnx::TensorProto_DataType_IsValid(code)
             ? onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(code))
             : "data type " + std::to_string(code);
-    throw InvalidArgumentError(what + " has element type " + name +
-                               ", which Loom does not support (float, double, float16, int8, "
-                               "uint8, int32, int64, bool)");
+    throw InvalidArgumentError(
+        what + " has element type " + name +
+        ", which Loom does not support (supported: " + kernels::SupportedOnnxDataTypes() + ")");
   }
   TensorType type{*dtype, std::nullopt};
   if (!tensor.has_shape()) return type;  // rank unknown

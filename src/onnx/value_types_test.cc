@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "loom/errors.h"
 
 namespace loom::onnx_import {
@@ -49,6 +52,32 @@ TEST(ValueTypes, UntypedOutputIsUnknownButAnInputMustHaveAType) {
   info.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(-3);
   info.mutable_type()->mutable_tensor_type()->set_elem_type(kFloat);
   EXPECT_THROW(ConvertValueType(info, true, symbols, "graph input 'y'"), InvalidArgumentError);
+}
+
+TEST(ValueTypes, ElementTypesMapToDTypes) {
+  onnx::GraphProto graph;
+  SymbolTable symbols(graph);
+  const std::pair<int32_t, DType> cases[] = {{onnx::TensorProto::UINT16, DType::kUInt16},
+                                             {onnx::TensorProto::INT16, DType::kInt16},
+                                             {onnx::TensorProto::UINT32, DType::kUInt32},
+                                             {onnx::TensorProto::UINT64, DType::kUInt64},
+                                             {onnx::TensorProto::BFLOAT16, DType::kBFloat16}};
+  for (const auto& [elem_type, dtype] : cases) {
+    onnx::ValueInfoProto info;
+    info.mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
+    EXPECT_EQ(ConvertValueType(info, true, symbols, "x").dtype, dtype) << elem_type;
+    EXPECT_EQ(ConvertValueType(info, false, symbols, "y").dtype, dtype) << elem_type;
+  }
+  onnx::ValueInfoProto complex;
+  complex.mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::COMPLEX64);
+  try {
+    ConvertValueType(complex, true, symbols, "graph input 'c'");
+    FAIL() << "no error";
+  } catch (const InvalidArgumentError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("COMPLEX64"), std::string::npos) << message;
+    EXPECT_NE(message.find("4 UINT16"), std::string::npos) << message;
+  }
 }
 
 TEST(ValueTypes, FreshSymbolsAvoidExistingDimParams) {

@@ -14,7 +14,7 @@ struct DTypeInfo {
 };
 
 // One row per DType, in enum order (checked below).
-constexpr std::array<DTypeInfo, 8> kDTypes = {{
+constexpr std::array<DTypeInfo, kNumDTypes> kDTypes = {{
     {DType::kFloat32, 4, "float32"},
     {DType::kFloat64, 8, "float64"},
     {DType::kFloat16, 2, "float16"},
@@ -23,6 +23,11 @@ constexpr std::array<DTypeInfo, 8> kDTypes = {{
     {DType::kInt32, 4, "int32"},
     {DType::kInt64, 8, "int64"},
     {DType::kBool, 1, "bool"},
+    {DType::kUInt16, 2, "uint16"},
+    {DType::kUInt32, 4, "uint32"},
+    {DType::kUInt64, 8, "uint64"},
+    {DType::kInt16, 2, "int16"},
+    {DType::kBFloat16, 2, "bfloat16"},
 }};
 
 constexpr bool InEnumOrder() {

@@ -21,6 +21,44 @@ TEST(DType, SizesAndNames) {
   static_assert(dtype_of<Float16>() == DType::kFloat16);
 }
 
+TEST(DType, AppendedDTypesKeepTheOldNumbers) {
+  // The enum's values index tables and registry masks: new dtypes come last.
+  EXPECT_EQ(static_cast<int>(DType::kBool), 7);
+  EXPECT_EQ(static_cast<int>(DType::kUInt16), 8);
+  EXPECT_EQ(static_cast<int>(DType::kBFloat16), 12);
+  EXPECT_EQ(kNumDTypes, 13);
+  const struct {
+    DType dtype;
+    size_t size;
+    const char* name;
+  } expected[] = {{DType::kUInt16, 2, "uint16"},
+                  {DType::kUInt32, 4, "uint32"},
+                  {DType::kUInt64, 8, "uint64"},
+                  {DType::kInt16, 2, "int16"},
+                  {DType::kBFloat16, 2, "bfloat16"}};
+  for (const auto& e : expected) {
+    EXPECT_EQ(dtype_size(e.dtype), e.size) << e.name;
+    EXPECT_EQ(dtype_name(e.dtype), e.name);
+  }
+  static_assert(dtype_of<uint16_t>() == DType::kUInt16);
+  static_assert(dtype_of<uint32_t>() == DType::kUInt32);
+  static_assert(dtype_of<uint64_t>() == DType::kUInt64);
+  static_assert(dtype_of<int16_t>() == DType::kInt16);
+  static_assert(dtype_of<BFloat16>() == DType::kBFloat16);
+  EXPECT_THROW(dtype_size(static_cast<DType>(kNumDTypes)), InvalidArgumentError);
+}
+
+TEST(Tensor, NewDTypesHoldTheirValues) {
+  const Tensor u = Tensor::from_vector<uint64_t>({2}, {0, ~uint64_t{0}});
+  EXPECT_EQ(u.nbytes(), 16u);
+  EXPECT_EQ(u.data<uint64_t>()[1], 18446744073709551615u);
+  const Tensor s = Tensor::from_vector<int16_t>({1}, {-32768});
+  EXPECT_EQ(s.data<int16_t>()[0], -32768);
+  const Tensor b = Tensor::from_vector<BFloat16>({1}, {BFloat16(1.5f)});
+  EXPECT_EQ(b.data<BFloat16>()[0].bits, 0x3fc0);
+  EXPECT_THROW(b.data<uint16_t>(), InvalidArgumentError);  // same size, other dtype
+}
+
 TEST(Tensor, StorageIsZeroFilledAnd64ByteAligned) {
   for (DType dtype : {DType::kFloat32, DType::kInt8, DType::kFloat64, DType::kBool}) {
     Tensor t(dtype, {3, 7});

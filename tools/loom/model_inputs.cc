@@ -37,6 +37,7 @@ Tensor Generate(DType dtype, Shape shape, uint32_t seed) {
   if (dtype == DType::kFloat32) FillUniform<float>(tensor, engine);
   if (dtype == DType::kFloat64) FillUniform<double>(tensor, engine);
   if (dtype == DType::kFloat16) FillUniform<Float16>(tensor, engine);
+  if (dtype == DType::kBFloat16) FillUniform<BFloat16>(tensor, engine);
   return tensor;
 }
 

@@ -21,6 +21,15 @@ double Sum(const Tensor& tensor) {
   return sum;
 }
 
+// float16 and bfloat16 convert to float only explicitly.
+template <typename Half>
+double HalfSum(const Tensor& tensor) {
+  const Half* data = tensor.data<Half>();
+  double sum = 0;
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) sum += static_cast<float>(data[i]);
+  return sum;
+}
+
 std::string Format(const char* format, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), format, value);
@@ -79,12 +88,10 @@ double Checksum(const Tensor& tensor) {
       return Sum<float>(tensor);
     case DType::kFloat64:
       return Sum<double>(tensor);
-    case DType::kFloat16: {
-      const Float16* data = tensor.data<Float16>();
-      double sum = 0;
-      for (int64_t i = 0; i < tensor.num_elements(); ++i) sum += static_cast<float>(data[i]);
-      return sum;
-    }
+    case DType::kFloat16:
+      return HalfSum<Float16>(tensor);
+    case DType::kBFloat16:
+      return HalfSum<BFloat16>(tensor);
     case DType::kInt8:
       return Sum<int8_t>(tensor);
     case DType::kUInt8:
@@ -95,6 +102,14 @@ double Checksum(const Tensor& tensor) {
       return Sum<int64_t>(tensor);
     case DType::kBool:
       return Sum<bool>(tensor);
+    case DType::kInt16:
+      return Sum<int16_t>(tensor);
+    case DType::kUInt16:
+      return Sum<uint16_t>(tensor);
+    case DType::kUInt32:
+      return Sum<uint32_t>(tensor);
+    case DType::kUInt64:
+      return Sum<uint64_t>(tensor);
   }
   return 0;
 }

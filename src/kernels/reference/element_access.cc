@@ -22,7 +22,7 @@ T SaturateToInt(double v) {
 double ReadElementAsDouble(const Tensor& t, int64_t i) {
   return VisitDType(t.dtype(), [&](auto tag) -> double {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, Float16>) {
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
       return static_cast<float>(t.data<T>()[i]);
     } else if constexpr (std::is_same_v<T, bool>) {
       return t.data<T>()[i] ? 1.0 : 0.0;
@@ -50,8 +50,8 @@ void WriteElementFromDouble(Tensor& t, int64_t i, double v) {
       t.data<T>()[i] = v != 0;
     } else if constexpr (std::is_integral_v<T>) {
       t.data<T>()[i] = SaturateToInt<T>(v);
-    } else if constexpr (std::is_same_v<T, Float16>) {
-      t.data<T>()[i] = Float16(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      t.data<T>()[i] = T(static_cast<float>(v));  // double -> float -> T, as the kernels round
     } else {
       t.data<T>()[i] = static_cast<T>(v);
     }

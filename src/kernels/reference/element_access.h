@@ -9,11 +9,12 @@
 namespace loom::kernels {
 
 // Element i as a double: exact for every integer up to 2^53, bool as 0/1,
-// float16 converted.
+// float16 and bfloat16 converted.
 double ReadElementAsDouble(const Tensor& t, int64_t i);
 
-// Element i as an int64: exact for integer and bool dtypes; float dtypes
-// truncate toward zero and saturate (NaN gives 0).
+// Element i as an int64: exact for integer and bool dtypes, except uint64
+// values past int64's max, which wrap to negative (the same 64 bits); float
+// dtypes truncate toward zero and saturate (NaN gives 0).
 int64_t ReadElementAsInt64(const Tensor& t, int64_t i);
 
 // Stores v at element i: rounded for float dtypes; truncated toward zero and

@@ -14,10 +14,7 @@
 namespace loom::kernels {
 namespace {
 
-bool IsInteger(DType d) {
-  return d == DType::kInt8 || d == DType::kUInt8 || d == DType::kInt32 || d == DType::kInt64 ||
-         d == DType::kBool;
-}
+bool IsInteger(DType d) { return !dtype_is_float(d); }  // bool included, as 0 / 1
 
 // Flat index into `shape` of output multi-index `index` under broadcasting.
 int64_t BroadcastOffset(const Shape& shape, const std::vector<int64_t>& index) {
@@ -127,6 +124,32 @@ int64_t IntBinary(std::string_view op, const Attributes& attrs, int64_t a, int64
   throw InvalidArgumentError("ElementwiseReference: unknown integer binary op " + std::string(op));
 }
 
+// uint64 values past int64's max do not survive the signed path: uint64
+// inputs run in uint64 arithmetic (the same bits in and out).
+uint64_t UIntUnary(std::string_view op, uint64_t x) {
+  if (op == "Abs") return x;
+  if (op == "Sign") return x != 0;
+  throw InvalidArgumentError("ElementwiseReference: unknown uint64 unary op " + std::string(op));
+}
+
+uint64_t UIntBinary(std::string_view op, uint64_t a, uint64_t b) {
+  if (op == "Add" || op == "Sum") return a + b;
+  if (op == "Sub") return a - b;
+  if (op == "Mul") return a * b;
+  if (op == "Div" || op == "Mod") {
+    if (b == 0) throw InvalidArgumentError(std::string(op) + ": integer division by zero");
+    return op == "Div" ? a / b : a % b;  // fmod or not, the same for unsigned
+  }
+  if (op == "Max") return a > b ? a : b;
+  if (op == "Min") return a < b ? a : b;
+  if (op == "Equal") return a == b;
+  if (op == "Less") return a < b;
+  if (op == "Greater") return a > b;
+  if (op == "LessOrEqual") return a <= b;
+  if (op == "GreaterOrEqual") return a >= b;
+  throw InvalidArgumentError("ElementwiseReference: unknown uint64 binary op " + std::string(op));
+}
+
 bool IsComparison(std::string_view op) {
   return op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
          op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor" || op == "Not";
@@ -154,6 +177,10 @@ Tensor ElementwiseReference(std::string_view op, const Attributes& attrs,
   std::vector<int64_t> index(static_cast<size_t>(rank), 0);
   // Pow with an integer base and a float exponent is computed in double.
   const bool integer = IsInteger(first.dtype()) && !(op == "Pow" && !IsInteger(inputs[1]->dtype()));
+  const bool uint64 = first.dtype() == DType::kUInt64 && op != "Pow";
+  auto read_u64 = [](const Tensor& t, int64_t at) {
+    return static_cast<uint64_t>(ReadElementAsInt64(t, at));  // the element's 64 bits
+  };
   for (int64_t flat = 0; flat < out.num_elements(); ++flat) {
     int64_t rest = flat;
     for (int d = rank - 1; d >= 0; --d) {
@@ -182,7 +209,12 @@ Tensor ElementwiseReference(std::string_view op, const Attributes& attrs,
         if (attrs.has(name)) return attrs.get_float(name);
         return std::nullopt;
       };
-      if (integer) {
+      if (uint64) {
+        uint64_t v = read_u64(first, offsets[0]);
+        if (inputs.size() > 1 && inputs[1] != nullptr) v = std::max(v, read_u64(*inputs[1], 0));
+        if (inputs.size() > 2 && inputs[2] != nullptr) v = std::min(v, read_u64(*inputs[2], 0));
+        WriteElementFromInt64(out, flat, static_cast<int64_t>(v));
+      } else if (integer) {
         int64_t v = ReadElementAsInt64(first, offsets[0]);
         if (auto low = bound(1, "min", true)) v = std::max<int64_t>(v, static_cast<int64_t>(*low));
         if (auto high = bound(2, "max", true))
@@ -195,12 +227,21 @@ Tensor ElementwiseReference(std::string_view op, const Attributes& attrs,
         WriteElementFromDouble(out, flat, v);
       }
     } else if (operands == 1 && !IsVariadic(op)) {
-      if (integer) {
+      if (uint64) {
+        WriteElementFromInt64(out, flat,
+                              static_cast<int64_t>(UIntUnary(op, read_u64(first, offsets[0]))));
+      } else if (integer) {
         WriteElementFromInt64(out, flat, IntUnary(op, ReadElementAsInt64(first, offsets[0])));
       } else {
         WriteElementFromDouble(out, flat,
                                FloatUnary(op, attrs, ReadElementAsDouble(first, offsets[0])));
       }
+    } else if (uint64) {
+      uint64_t acc = read_u64(first, offsets[0]);
+      for (size_t k = 1; k < operands; ++k) {
+        acc = UIntBinary(op, acc, read_u64(*inputs[k], offsets[k]));
+      }
+      WriteElementFromInt64(out, flat, static_cast<int64_t>(acc));
     } else if (integer) {
       int64_t acc = ReadElementAsInt64(first, offsets[0]);
       for (size_t k = 1; k < operands; ++k) {
@@ -214,6 +255,9 @@ Tensor ElementwiseReference(std::string_view op, const Attributes& attrs,
         if (op == "Pow" && first.dtype() == DType::kFloat32) return double{static_cast<float>(v)};
         if (op == "Pow" && first.dtype() == DType::kFloat16) {
           return double{static_cast<float>(Float16(static_cast<float>(v)))};
+        }
+        if (op == "Pow" && first.dtype() == DType::kBFloat16) {
+          return double{static_cast<float>(BFloat16(static_cast<float>(v)))};
         }
         return v;
       };

@@ -119,7 +119,9 @@ T IntResult(std::string_view op, const std::vector<T>& v) {
     if (op == "ReduceSum" || op == "ReduceMean") {
       r += u;
     } else if (op == "ReduceL1") {
-      r += e < 0 ? uint64_t{0} - u : u;
+      bool negative = false;
+      if constexpr (std::is_signed_v<T>) negative = e < 0;
+      r += negative ? uint64_t{0} - u : u;
     } else if (op == "ReduceL2" || op == "ReduceSumSquare") {
       r += u * u;
     } else {
@@ -129,8 +131,9 @@ T IntResult(std::string_view op, const std::vector<T>& v) {
   }
   const T sum = static_cast<T>(r);
   if (op == "ReduceMean") {
-    return v.empty() ? T{0}
-                     : static_cast<T>(static_cast<int64_t>(sum) / static_cast<int64_t>(v.size()));
+    if (v.empty()) return T{0};
+    if constexpr (std::is_unsigned_v<T>) return static_cast<T>(sum / v.size());
+    return static_cast<T>(static_cast<int64_t>(sum) / static_cast<int64_t>(v.size()));
   }
   if (op == "ReduceL2") return static_cast<T>(std::sqrt(static_cast<double>(sum)));
   return sum;
@@ -146,7 +149,11 @@ Tensor ReduceTyped(std::string_view op, const Tensor& x, const std::vector<int>&
   T* out = y.data<T>();
   for (int64_t o = 0; o < y.num_elements(); ++o) {
     const std::vector<int64_t> offsets = g.Offsets(o);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      std::vector<double> values;
+      for (int64_t off : offsets) values.push_back(static_cast<float>(in[off]));
+      out[o] = BFloat16(static_cast<float>(FloatResult(op, values)));
+    } else if constexpr (std::is_floating_point_v<T>) {
       std::vector<double> values;
       for (int64_t off : offsets) values.push_back(in[off]);
       out[o] = static_cast<T>(FloatResult(op, values));
@@ -159,6 +166,17 @@ Tensor ReduceTyped(std::string_view op, const Tensor& x, const std::vector<int>&
   return y;
 }
 
+// Whether value v at a later position replaces the best so far, b.
+template <typename T>
+bool Takes(bool is_max, bool last, T v, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(b)) return last && std::isnan(v);  // NaN is the extreme; first or last NaN
+    if (std::isnan(v)) return true;
+  }
+  if (v == b) return last;
+  return is_max ? v > b : v < b;
+}
+
 template <typename T>
 Tensor ArgTyped(bool is_max, const Tensor& x, int axis, bool keepdims, bool last) {
   Shape out_shape;
@@ -169,21 +187,17 @@ Tensor ArgTyped(bool is_max, const Tensor& x, int axis, bool keepdims, bool last
     const std::vector<int64_t> offsets = g.Offsets(o);
     int64_t best = -1;
     for (size_t i = 0; i < offsets.size(); ++i) {
-      const double v = static_cast<double>(in[offsets[i]]);
       if (best < 0) {
         best = static_cast<int64_t>(i);
         continue;
       }
-      const double b = static_cast<double>(in[offsets[static_cast<size_t>(best)]]);
+      const T v = in[offsets[i]];
+      const T b = in[offsets[static_cast<size_t>(best)]];
       bool take;
-      if (std::isnan(b)) {
-        take = last && std::isnan(v);  // NaN is the extreme; first or last NaN
-      } else if (std::isnan(v)) {
-        take = true;
-      } else if (v == b) {
-        take = last;
+      if constexpr (std::is_same_v<T, BFloat16>) {
+        take = Takes(is_max, last, static_cast<float>(v), static_cast<float>(b));
       } else {
-        take = is_max ? v > b : v < b;
+        take = Takes(is_max, last, v, b);  // compared in T: exact for 64-bit integers
       }
       if (take) best = static_cast<int64_t>(i);
     }
@@ -209,6 +223,12 @@ Tensor ReduceReference(std::string_view op, const Tensor& x, const std::vector<i
       return ReduceTyped<int32_t>(op, x, axes, keepdims);
     case DType::kInt64:
       return ReduceTyped<int64_t>(op, x, axes, keepdims);
+    case DType::kUInt32:
+      return ReduceTyped<uint32_t>(op, x, axes, keepdims);
+    case DType::kUInt64:
+      return ReduceTyped<uint64_t>(op, x, axes, keepdims);
+    case DType::kBFloat16:
+      return ReduceTyped<BFloat16>(op, x, axes, keepdims);
     default:
       throw std::invalid_argument("ReduceReference: unsupported dtype");
   }
@@ -229,6 +249,16 @@ Tensor ArgReduceReference(bool is_max, const Tensor& x, int axis, bool keepdims,
       return ArgTyped<int32_t>(is_max, x, axis, keepdims, select_last_index);
     case DType::kInt64:
       return ArgTyped<int64_t>(is_max, x, axis, keepdims, select_last_index);
+    case DType::kInt16:
+      return ArgTyped<int16_t>(is_max, x, axis, keepdims, select_last_index);
+    case DType::kUInt16:
+      return ArgTyped<uint16_t>(is_max, x, axis, keepdims, select_last_index);
+    case DType::kUInt32:
+      return ArgTyped<uint32_t>(is_max, x, axis, keepdims, select_last_index);
+    case DType::kUInt64:
+      return ArgTyped<uint64_t>(is_max, x, axis, keepdims, select_last_index);
+    case DType::kBFloat16:
+      return ArgTyped<BFloat16>(is_max, x, axis, keepdims, select_last_index);
     default:
       throw std::invalid_argument("ArgReduceReference: unsupported dtype");
   }

@@ -87,7 +87,8 @@ int64_t PadSource(int64_t o, int64_t begin, int64_t n, const std::string& mode) 
 }
 
 bool IsFloat(DType d) {
-  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16;
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16 ||
+         d == DType::kBFloat16;
 }
 
 // Float to integer type T: NaN -> 0, truncate, saturate.
@@ -100,9 +101,31 @@ T FloatToInt(double v) {
   return static_cast<T>(t);
 }
 
+// One source element: a float as a double (exact for every float dtype), or
+// an integer as its 64 bits, read as unsigned for uint64 (values past
+// int64's max) and as signed otherwise.
+struct SourceValue {
+  bool is_float = false;
+  bool is_uint64 = false;
+  double f = 0;
+  uint64_t bits = 0;
+
+  template <typename F>
+  F AsFloat() const {
+    if (is_float) return static_cast<F>(f);
+    if (is_uint64) return static_cast<F>(bits);
+    return static_cast<F>(static_cast<int64_t>(bits));
+  }
+  template <typename T>
+  T AsInt() const {
+    // Integer to integer keeps the low bits (two's complement wrap).
+    return is_float ? FloatToInt<T>(f) : static_cast<T>(bits);
+  }
+};
+
 template <typename T>
-void StoreInt(Tensor& out, int64_t o, bool from_float, double f, int64_t n) {
-  out.data<T>()[o] = from_float ? FloatToInt<T>(f) : static_cast<T>(n);
+void StoreInt(Tensor& out, int64_t o, const SourceValue& v) {
+  out.data<T>()[o] = v.AsInt<T>();
 }
 
 }  // namespace
@@ -238,35 +261,56 @@ Tensor TileReference(const Tensor& x, const std::vector<int64_t>& repeats) {
 
 Tensor CastReference(const Tensor& x, DType to) {
   Tensor out(to, x.shape());
-  const bool from_float = IsFloat(x.dtype());
   for (int64_t i = 0; i < x.num_elements(); ++i) {
-    const double f = from_float ? ReadElementAsDouble(x, i) : 0.0;
-    const int64_t n = from_float ? 0 : ReadElementAsInt64(x, i);
+    SourceValue v;
+    v.is_float = IsFloat(x.dtype());
+    v.is_uint64 = x.dtype() == DType::kUInt64;
+    if (v.is_float) {
+      v.f = ReadElementAsDouble(x, i);
+    } else if (v.is_uint64) {
+      v.bits = x.data<uint64_t>()[i];
+    } else {
+      v.bits = static_cast<uint64_t>(ReadElementAsInt64(x, i));
+    }
     switch (to) {
       case DType::kFloat32:
-        out.data<float>()[i] = from_float ? static_cast<float>(f) : static_cast<float>(n);
+        out.data<float>()[i] = v.AsFloat<float>();
         break;
       case DType::kFloat64:
-        out.data<double>()[i] = from_float ? f : static_cast<double>(n);
+        out.data<double>()[i] = v.AsFloat<double>();
         break;
       case DType::kFloat16:
-        out.data<Float16>()[i] =
-            Float16(from_float ? static_cast<float>(f) : static_cast<float>(n));
+        out.data<Float16>()[i] = Float16(v.AsFloat<float>());
+        break;
+      case DType::kBFloat16:
+        out.data<BFloat16>()[i] = BFloat16(v.AsFloat<float>());
         break;
       case DType::kBool:
-        out.data<bool>()[i] = from_float ? f != 0.0 : n != 0;
+        out.data<bool>()[i] = v.is_float ? v.f != 0.0 : v.bits != 0;
         break;
       case DType::kInt8:
-        StoreInt<int8_t>(out, i, from_float, f, n);
+        StoreInt<int8_t>(out, i, v);
         break;
       case DType::kUInt8:
-        StoreInt<uint8_t>(out, i, from_float, f, n);
+        StoreInt<uint8_t>(out, i, v);
+        break;
+      case DType::kInt16:
+        StoreInt<int16_t>(out, i, v);
+        break;
+      case DType::kUInt16:
+        StoreInt<uint16_t>(out, i, v);
         break;
       case DType::kInt32:
-        StoreInt<int32_t>(out, i, from_float, f, n);
+        StoreInt<int32_t>(out, i, v);
+        break;
+      case DType::kUInt32:
+        StoreInt<uint32_t>(out, i, v);
         break;
       case DType::kInt64:
-        StoreInt<int64_t>(out, i, from_float, f, n);
+        StoreInt<int64_t>(out, i, v);
+        break;
+      case DType::kUInt64:
+        StoreInt<uint64_t>(out, i, v);
         break;
     }
   }

@@ -43,8 +43,8 @@ Tensor ExpandReference(const Tensor& x, const Shape& shape);
 
 Tensor TileReference(const Tensor& x, const std::vector<int64_t>& repeats);
 
-// Element by element through double (floats) or int64 (integers) with the
-// rules of CastKernel in shape_ops.h.
+// Element by element through double (floats) or 64-bit integers (uint64
+// read unsigned) with the rules of CastKernel in shape_ops.h.
 Tensor CastReference(const Tensor& x, DType to);
 
 }  // namespace loom::kernels

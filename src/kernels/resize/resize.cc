@@ -9,6 +9,7 @@
 
 #include "kernels/dtype_visit.h"
 #include "kernels/elementwise_common.h"
+#include "kernels/half_float.h"
 #include "kernels/resize/resize_geometry.h"
 #include "threading/parallel_for.h"
 
@@ -331,10 +332,10 @@ std::vector<Tensor> ResizeKernel(const KernelContext& ctx, const Attributes& att
   if (out_count == 0 || in_count == 0) return {Tensor(x.dtype(), Shape(shape.out))};
 
   const bool nearest = o.mode == Mode::kNearest;
-  if (x.dtype() == DType::kFloat16) {
-    const Tensor f = elementwise::Float16ToFloat32(x);
-    return {elementwise::Float32ToFloat16(
-        ResizeAll<float>(ctx, f, shape.out, taps, axes, nearest, o.extrapolation))};
+  if (ComputesInFloat32(x.dtype())) {  // float16, bfloat16
+    const Tensor f = WidenToFloat32(x);
+    return {NarrowFromFloat32(
+        ResizeAll<float>(ctx, f, shape.out, taps, axes, nearest, o.extrapolation), x.dtype())};
   }
   Tensor out;
   VisitDType(x.dtype(), [&](auto tag) {

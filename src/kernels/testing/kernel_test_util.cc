@@ -42,6 +42,12 @@ void FillInt(Tensor& t, std::mt19937& rng, double low, double high) {
   T* p = t.data<T>();
   for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = static_cast<T>(dist(rng));
 }
+template <typename Half>
+void FillHalf(Tensor& t, std::mt19937& rng, double low, double high) {
+  std::uniform_real_distribution<float> dist(static_cast<float>(low), static_cast<float>(high));
+  Half* p = t.data<Half>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = Half(dist(rng));
+}
 }  // namespace
 
 Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low, double high) {
@@ -54,12 +60,12 @@ Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low, double 
     case DType::kFloat64:
       FillReal<double>(t, rng, low, high);
       break;
-    case DType::kFloat16: {
-      std::uniform_real_distribution<float> dist(static_cast<float>(low), static_cast<float>(high));
-      Float16* p = t.data<Float16>();
-      for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = Float16(dist(rng));
+    case DType::kFloat16:
+      FillHalf<Float16>(t, rng, low, high);
       break;
-    }
+    case DType::kBFloat16:
+      FillHalf<BFloat16>(t, rng, low, high);
+      break;
     case DType::kInt8:
       FillInt<int8_t>(t, rng, low, high);
       break;
@@ -71,6 +77,18 @@ Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low, double 
       break;
     case DType::kInt64:
       FillInt<int64_t>(t, rng, low, high);
+      break;
+    case DType::kInt16:
+      FillInt<int16_t>(t, rng, low, high);
+      break;
+    case DType::kUInt16:
+      FillInt<uint16_t>(t, rng, std::max(low, 0.0), high);
+      break;
+    case DType::kUInt32:
+      FillInt<uint32_t>(t, rng, std::max(low, 0.0), high);
+      break;
+    case DType::kUInt64:
+      FillInt<uint64_t>(t, rng, std::max(low, 0.0), high);
       break;
     case DType::kBool: {
       bool* p = t.data<bool>();

@@ -27,10 +27,12 @@ std::unique_ptr<threading::ThreadPool> PoolWithThreads(int threads);
 std::vector<Isa> SupportedIsas();
 
 // Uniform values in [low, high) for float dtypes, integers in
-// [low, high] for integer dtypes, and random 0/1 for bool.
+// [low, high] for integer dtypes (low clamped to 0 for unsigned ones), and
+// random 0/1 for bool. Integer bounds must fit int64.
 Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low = -1.0, double high = 1.0);
 
-// Element `i` of any dtype as a double (bool: 0/1, float16 converted).
+// Element `i` of any dtype as a double (bool: 0/1, float16 and bfloat16
+// converted).
 double ElementAsDouble(const Tensor& tensor, int64_t i);
 
 // Empty when equal within |a - e| <= atol + rtol * |e| (NaN equals NaN,

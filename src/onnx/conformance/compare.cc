@@ -34,12 +34,13 @@ std::string FormatDouble(double value) {
 }
 
 template <typename T>
-constexpr bool kIsFloat =
-    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, Float16>;
+constexpr bool kIsHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+template <typename T>
+constexpr bool kIsFloat = std::is_same_v<T, float> || std::is_same_v<T, double> || kIsHalf<T>;
 
 template <typename T>
 double ToDouble(T value) {
-  if constexpr (std::is_same_v<T, Float16>) {
+  if constexpr (kIsHalf<T>) {
     return static_cast<float>(value);
   } else {
     return static_cast<double>(value);
@@ -82,8 +83,7 @@ std::optional<std::string> CompareElements(const Tensor& expected, const Tensor&
     message +=
         std::string(want[first] ? "true" : "false") + ", got " + (got[first] ? "true" : "false");
   } else {
-    message += std::to_string(static_cast<int64_t>(want[first])) + ", got " +
-               std::to_string(static_cast<int64_t>(got[first]));
+    message += std::to_string(want[first]) + ", got " + std::to_string(got[first]);
   }
   return message;
 }

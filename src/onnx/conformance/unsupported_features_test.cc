@@ -38,13 +38,22 @@ TEST(FindUnsupportedFeatures, OpsetOutsideTheImportersRange) {
 }
 
 TEST(FindUnsupportedFeatures, ElementTypesLoomLacks) {
-  auto model = SingleNodeModel("Identity", {{"x", onnx::TensorProto::UINT16, {2}}},
+  auto model = SingleNodeModel("Identity", {{"x", onnx::TensorProto::COMPLEX128, {2}}},
                                {{"y", onnx::TensorProto::STRING, {2}}});
   onnx::TensorProto* init = model.mutable_graph()->add_initializer();
   init->set_name("w");
-  init->set_data_type(onnx::TensorProto::BFLOAT16);
+  init->set_data_type(onnx::TensorProto::COMPLEX64);
   EXPECT_EQ(FindUnsupportedFeatures(model),
-            (Items{"dtype bfloat16", "dtype string", "dtype uint16"}));
+            (Items{"dtype complex128", "dtype complex64", "dtype string"}));
+  // The 16-bit, unsigned wide and bfloat16 types are Loom dtypes.
+  for (int32_t elem_type :
+       {onnx::TensorProto::UINT16, onnx::TensorProto::INT16, onnx::TensorProto::UINT32,
+        onnx::TensorProto::UINT64, onnx::TensorProto::BFLOAT16}) {
+    EXPECT_EQ(FindUnsupportedFeatures(
+                  SingleNodeModel("Identity", {{"x", elem_type, {2}}}, {{"y", elem_type, {2}}})),
+              Items{})
+        << elem_type;
+  }
 }
 
 TEST(FindUnsupportedFeatures, ConstantAttributeTensorsAreInspected) {

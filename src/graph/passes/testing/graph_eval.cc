@@ -73,9 +73,7 @@ std::map<std::string, Tensor> RandomFeeds(const Graph& graph, uint32_t seed) {
       }
       dims.push_back(dim.size());
     }
-    const bool is_float = input.type.dtype == DType::kFloat32 ||
-                          input.type.dtype == DType::kFloat64 ||
-                          input.type.dtype == DType::kFloat16;
+    const bool is_float = dtype_is_float(input.type.dtype);
     feeds[input.name] = kernels::testing::RandomTensor(input.type.dtype, Shape(dims), seed++,
                                                        is_float ? -1.0 : 0.0, is_float ? 1.0 : 3.0);
   }
