@@ -35,7 +35,9 @@ struct BFloat16 {
     bits = static_cast<uint16_t>((f + 0x7fffu + odd) >> 16);
   }
   // Exact: every bfloat16 value is a float32 value.
-  explicit operator float() const { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+  explicit operator float() const {
+    return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+  }
 
   static BFloat16 from_bits(uint16_t bits) {
     BFloat16 b;

@@ -98,8 +98,8 @@ std::string RangeType(T start, T limit, T delta) {
 }
 
 TEST(RangeRule, CountFromConstantInputs) {
-  EXPECT_EQ(RangeType<int64_t>(0, 10, 3), "int64[4]");   // 0 3 6 9
-  EXPECT_EQ(RangeType<int32_t>(10, 0, -4), "int32[3]");  // 10 6 2
+  EXPECT_EQ(RangeType<int64_t>(0, 10, 3), "int64[4]");              // 0 3 6 9
+  EXPECT_EQ(RangeType<int32_t>(10, 0, -4), "int32[3]");             // 10 6 2
   EXPECT_EQ(RangeType<int16_t>(-32768, 32767, 16384), "int16[4]");  // -32768 -16384 0 16384
   EXPECT_EQ(RangeType<int64_t>(5, 5, 1), "int64[0]");
   EXPECT_EQ(RangeType<float>(0.0f, 1.0f, 0.25f), "float32[4]");  // 0 .25 .5 .75

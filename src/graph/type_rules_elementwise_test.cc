@@ -173,20 +173,19 @@ TEST(CastRule, TakesTheDTypeOfAttributeTo) {
 TEST(CastRule, ToEachNewDType) {
   GraphBuilder b;
   const std::string x = b.input("x", kF32, {3});
-  EXPECT_EQ(testing::OutputTypes(b, {b.op("Cast", {x}, {{"to", int64_t{4}}}),
-                                     b.op("Cast", {x}, {{"to", int64_t{5}}}),
-                                     b.op("Cast", {x}, {{"to", int64_t{12}}}),
-                                     b.op("Cast", {x}, {{"to", int64_t{13}}}),
-                                     b.op("Cast", {x}, {{"to", int64_t{16}}})}),
-            (std::vector<std::string>{"uint16[3]", "int16[3]", "uint32[3]", "uint64[3]",
-                                      "bfloat16[3]"}));
+  EXPECT_EQ(
+      testing::OutputTypes(
+          b, {b.op("Cast", {x}, {{"to", int64_t{4}}}), b.op("Cast", {x}, {{"to", int64_t{5}}}),
+              b.op("Cast", {x}, {{"to", int64_t{12}}}), b.op("Cast", {x}, {{"to", int64_t{13}}}),
+              b.op("Cast", {x}, {{"to", int64_t{16}}})}),
+      (std::vector<std::string>{"uint16[3]", "int16[3]", "uint32[3]", "uint64[3]", "bfloat16[3]"}));
 }
 
 // The kernel registry's dtypes decide which input dtypes an op takes: the
 // new types where ONNX allows them, a clear error where it does not.
 TEST(KernelDTypes, NewTypesFollowTheRegistry) {
-  for (DType dtype : {DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kInt16,
-                      DType::kBFloat16}) {
+  for (DType dtype :
+       {DType::kUInt16, DType::kUInt32, DType::kUInt64, DType::kInt16, DType::kBFloat16}) {
     GraphBuilder b;
     const std::string x = b.input("x", dtype, {2});
     const std::string name(dtype_name(dtype));

@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "loom/bfloat16.h"
 #include "kernels/normalization.h"
+#include "loom/bfloat16.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -34,7 +34,8 @@ template <typename T>
 void HardmaxLines(const KernelContext& ctx, const T* x, T* y, int64_t outer, int64_t n,
                   int64_t inner) {
   // Float16 compares through float (exact).
-  using K = std::conditional_t<(std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>), float, T>;
+  using K =
+      std::conditional_t<(std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>), float, T>;
   const T one = static_cast<T>(1.0f);
   const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
   // Serial loop replaced: for each (o, column block): for each column c,
@@ -87,9 +88,8 @@ std::vector<Tensor> HardmaxKernel(const KernelContext& ctx, const Attributes& at
   if (y.num_elements() == 0) return {y};
 
   const std::vector<int64_t>& dims = x.shape().dims();
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= dims[d];
-  for (int d = axis + 1; d < rank; ++d) inner *= dims[d];
+  const AxisExtents extents = ExtentsAroundAxis(x.shape(), axis);
+  const int64_t outer = extents.outer, inner = extents.inner;
   const int64_t n = dims[axis];
   switch (x.dtype()) {
     case DType::kFloat32:

@@ -70,4 +70,13 @@ std::vector<Tensor> CallKernel(KernelFn fn, const KernelContext& ctx, const Attr
   return fn(ctx, attrs, KernelInputs(list.data(), list.size()));
 }
 
+AxisExtents ExtentsAroundAxis(const Shape& shape, int axis) {
+  AxisExtents e;
+  const std::vector<int64_t>& dims = shape.dims();
+  for (int d = 0; d < axis; ++d) e.outer *= dims[d];
+  e.n = dims[axis];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < dims.size(); ++d) e.inner *= dims[d];
+  return e;
+}
+
 }  // namespace loom::kernels

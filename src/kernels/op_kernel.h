@@ -91,6 +91,13 @@ using PrepareFn = std::unique_ptr<PreparedKernel> (*)(const PrepareArgs& args);
 // Checks min_count <= inputs.size() <= max_count.
 void CheckInputCount(std::string_view op, KernelInputs inputs, size_t min_count, size_t max_count);
 
+// A tensor seen as [outer, n, inner] around `axis` (normalized): the product
+// of the dims before it, its length, the product of the dims after it.
+struct AxisExtents {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+AxisExtents ExtentsAroundAxis(const Shape& shape, int axis);
+
 // inputs[index], which must be present; `name` is the ONNX input name ("X").
 const Tensor& RequiredInput(std::string_view op, KernelInputs inputs, size_t index,
                             std::string_view name);

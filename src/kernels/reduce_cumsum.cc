@@ -9,8 +9,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "loom/bfloat16.h"
 #include "kernels/reduce.h"
+#include "loom/bfloat16.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -26,7 +26,8 @@ constexpr double kCostPerElementNs = 0.5;
 // The running sum's type: float for float16 (Loom does not compute in
 // float16; each output is rounded once), the element type otherwise.
 template <typename T>
-using AccOf = std::conditional_t<(std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>), float, T>;
+using AccOf =
+    std::conditional_t<(std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>), float, T>;
 
 // Integer sums wrap around (two's complement) instead of overflowing.
 template <typename A>
@@ -102,9 +103,8 @@ std::vector<Tensor> CumSumKernel(const KernelContext& ctx, const Attributes& att
   if (y.num_elements() == 0) return {y};
 
   const std::vector<int64_t>& dims = x.shape().dims();
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= dims[d];
-  for (int d = axis + 1; d < rank; ++d) inner *= dims[d];
+  const AxisExtents extents = ExtentsAroundAxis(x.shape(), axis);
+  const int64_t outer = extents.outer, inner = extents.inner;
   const int64_t n = dims[axis];
   switch (x.dtype()) {
     case DType::kFloat32:

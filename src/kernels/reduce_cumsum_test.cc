@@ -18,12 +18,8 @@ namespace {
 using testing::ExpectError;
 using testing::ExpectEverywhere;
 using testing::Floats;
+using testing::Of;
 using testing::RandomTensor;
-
-template <typename T>
-Tensor Of(Shape shape, const std::vector<T>& values) {
-  return Tensor::from_vector(std::move(shape), values);
-}
 
 Tensor Axis(int64_t axis) { return Of<int64_t>(Shape(), {axis}); }
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kernels/dtype_visit.h"
-#include "loom/bfloat16.h"
 #include "kernels/reduce.h"
+#include "loom/bfloat16.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -129,9 +129,8 @@ std::vector<Tensor> TopKKernel(const KernelContext& ctx, const Attributes& attrs
   Tensor indices = Tensor::uninitialized(DType::kInt64, Shape(out_dims));
   if (values.num_elements() == 0) return {values, indices};
 
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= dims[d];
-  for (int d = axis + 1; d < rank; ++d) inner *= dims[d];
+  const AxisExtents extents = ExtentsAroundAxis(x.shape(), axis);
+  const int64_t outer = extents.outer, inner = extents.inner;
   VisitDType(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {  // bool: refused by CheckDType above

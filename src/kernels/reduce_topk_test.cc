@@ -20,11 +20,7 @@ namespace {
 using testing::ExpectError;
 using testing::ExpectEverywhere;
 using testing::Floats;
-
-template <typename T>
-Tensor Of(Shape shape, const std::vector<T>& values) {
-  return Tensor::from_vector(std::move(shape), values);
-}
+using testing::Of;
 
 Tensor K(int64_t k) { return Of<int64_t>(Shape({1}), {k}); }
 Tensor Idx(Shape shape, const std::vector<int64_t>& values) { return Of(std::move(shape), values); }

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "loom/bfloat16.h"
 #include "kernels/dtype_visit.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
+#include "loom/bfloat16.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -126,9 +126,8 @@ std::vector<Tensor> CompressKernel(const KernelContext& ctx, const Attributes& a
   Tensor output = Tensor::uninitialized(x.dtype(), Shape(std::move(out_dims)));
   if (output.num_elements() == 0) return {output};
 
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d) outer *= dims[d];
-  for (int d = axis + 1; d < rank; ++d) inner *= dims[d];
+  const AxisExtents extents = ExtentsAroundAxis(x.shape(), axis);
+  const int64_t outer = extents.outer, inner = extents.inner;
   const int64_t row_bytes = inner * static_cast<int64_t>(dtype_size(x.dtype()));
   const auto count = static_cast<int64_t>(kept.size());
   const auto* in = static_cast<const std::byte*>(x.raw_data());

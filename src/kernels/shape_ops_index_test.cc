@@ -17,12 +17,8 @@ namespace {
 using testing::ExpectError;
 using testing::ExpectEverywhere;
 using testing::Floats;
+using testing::Of;
 using testing::RandomTensor;
-
-template <typename T>
-Tensor Of(Shape shape, const std::vector<T>& values) {
-  return Tensor::from_vector(std::move(shape), values);
-}
 
 Tensor I64(Shape shape, const std::vector<int64_t>& values) {
   return Tensor::from_vector(std::move(shape), values);

@@ -19,16 +19,12 @@ namespace {
 using testing::ExpectError;
 using testing::ExpectEverywhere;
 using testing::Floats;
+using testing::Of;
 using testing::RandomTensor;
 
 Attributes Reduce(const std::string& reduction) { return Attributes().set("reduction", reduction); }
 
 Tensor Idx(Shape shape, const std::vector<int64_t>& values) {
-  return Tensor::from_vector(std::move(shape), values);
-}
-
-template <typename T>
-Tensor Of(Shape shape, const std::vector<T>& values) {
   return Tensor::from_vector(std::move(shape), values);
 }
 

@@ -72,4 +72,10 @@ inline void ExpectError(KernelFn fn, const Attributes& attrs,
   }
 }
 
+// A tensor of `shape` holding `values` (the element type deduced).
+template <typename T>
+Tensor Of(Shape shape, const std::vector<T>& values) {
+  return Tensor::from_vector(std::move(shape), values);
+}
+
 }  // namespace loom::kernels::testing

@@ -9,11 +9,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "loom/bfloat16.h"
 #include "kernels/dtype_visit.h"
 #include "kernels/onnx_dtype.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
+#include "loom/bfloat16.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {

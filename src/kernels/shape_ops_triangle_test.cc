@@ -17,12 +17,8 @@ namespace {
 using testing::ExpectError;
 using testing::ExpectEverywhere;
 using testing::Floats;
+using testing::Of;
 using testing::RandomTensor;
-
-template <typename T>
-Tensor Of(Shape shape, const std::vector<T>& values) {
-  return Tensor::from_vector(std::move(shape), values);
-}
 
 Attributes Upper(bool upper) { return Attributes().set("upper", int64_t{upper}); }
 Tensor K(int64_t k) { return Of<int64_t>(Shape(), {k}); }

@@ -22,15 +22,6 @@ std::vector<Tensor> RunModel(const std::string& bytes, const std::map<std::strin
   return session.run(feeds);
 }
 
-std::string LoadError(const std::string& bytes) {
-  try {
-    load_onnx_model_from_bytes(bytes, "", "test.onnx");
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 std::string InlineError(onnx::ModelProto model) {
   try {
     InlineFunctions(model);
@@ -38,10 +29,6 @@ std::string InlineError(onnx::ModelProto model) {
     return e.what();
   }
   return "";
-}
-
-bool Contains(const std::string& text, const std::string& fragment) {
-  return text.find(fragment) != std::string::npos;
 }
 
 Tensor Floats(const std::vector<float>& values) {

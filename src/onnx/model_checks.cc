@@ -47,11 +47,11 @@ int DefaultDomainOpset(const onnx::ModelProto& model, std::span<const InlinedFun
     throw InvalidArgumentError("the model imports no opset of the default ONNX domain");
   }
   if (*opset < kMinOpset || *opset > kNewestOnnxOpset) {
-    throw InvalidArgumentError("opset " + std::to_string(*opset) +
-                               " of the default ONNX domain is not supported (supported: " +
-                               std::to_string(kMinOpset) + " to " +
-                               std::to_string(kNewestOnnxOpset) +
-                               "; convert the model with onnx.version_converter)");
+    throw InvalidArgumentError(
+        "opset " + std::to_string(*opset) +
+        " of the default ONNX domain is not supported (supported: " + std::to_string(kMinOpset) +
+        " to " + std::to_string(kNewestOnnxOpset) +
+        "; convert the model with onnx.version_converter)");
   }
   return static_cast<int>(*opset);
 }
@@ -60,7 +60,8 @@ std::vector<std::string> DefaultDomainOpTypes(const onnx::GraphProto& graph) {
   std::vector<std::string> ops;
   for (const onnx::NodeProto& node : graph.node()) {
     if (!IsDefaultDomain(node.domain())) continue;
-    if (std::find(ops.begin(), ops.end(), node.op_type()) == ops.end()) ops.push_back(node.op_type());
+    if (std::find(ops.begin(), ops.end(), node.op_type()) == ops.end())
+      ops.push_back(node.op_type());
   }
   return ops;
 }

@@ -33,11 +33,11 @@
 
 #include "loom/errors.h"
 #include "loom/onnx.h"
+#include "loom_onnx/onnx.pb.h"
 #include "onnx/function_inliner.h"
 #include "onnx/graph_converter.h"
 #include "onnx/model_checks.h"
 #include "onnx/node_names.h"
-#include "loom_onnx/onnx.pb.h"
 #include "onnx/opset_adapter.h"
 
 namespace loom {

@@ -21,7 +21,7 @@ inline constexpr int kMaxOpVersions = 12;  // room to grow; the generated table 
 
 struct OnnxOpVersions {
   std::string_view op;
-  int count;                                 // versions used in `since`
+  int count;                                  // versions used in `since`
   std::array<int16_t, kMaxOpVersions> since;  // ascending
 };
 

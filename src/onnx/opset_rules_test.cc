@@ -19,19 +19,6 @@ namespace {
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
-std::string LoadError(const TestModel& m) {
-  try {
-    load_onnx_model_from_bytes(m.Serialize(), "", "test.onnx");
-  } catch (const InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 bool IsSinceVersion(const OnnxOpVersions& history, int version) {
   for (int k = 0; k < history.count; ++k) {
     if (history.since[k] == version) return true;
@@ -88,15 +75,16 @@ TEST(OpVersionRules, VersionsWithoutARuleAreRefusedByName) {
   old_add.Input("x", kFloat, {2});
   old_add.Node("Add", {"x", "x"}, {"y"});
   old_add.Output("y", kFloat, {2});
-  std::string error = LoadError(old_add);
-  EXPECT_TRUE(Contains(error, "Add version 1 (opset 1): not supported; Loom reads it from version 6"))
+  std::string error = LoadError(old_add.Serialize());
+  EXPECT_TRUE(
+      Contains(error, "Add version 1 (opset 1): not supported; Loom reads it from version 6"))
       << error;
 
   TestModel early_gelu(19);
   early_gelu.Input("x", kFloat, {2});
   early_gelu.Node("Gelu", {"x"}, {"y"});
   early_gelu.Output("y", kFloat, {2});
-  error = LoadError(early_gelu);
+  error = LoadError(early_gelu.Serialize());
   EXPECT_TRUE(Contains(error, "Gelu: does not exist at opset 19 (it was introduced at opset 20)"))
       << error;
 
@@ -104,12 +92,12 @@ TEST(OpVersionRules, VersionsWithoutARuleAreRefusedByName) {
   silu.Input("x", kFloat, {2});
   silu.Node("Silu", {"x"}, {"y"});
   silu.Output("y", kFloat, {2});
-  error = LoadError(silu);
+  error = LoadError(silu.Serialize());
   EXPECT_TRUE(Contains(error, "Silu: not an operator of the default ONNX domain")) << error;
 }
 
 std::vector<float> RunOutput(const TestModel& m, const std::map<std::string, Tensor>& feeds,
-                       size_t output = 0) {
+                             size_t output = 0) {
   Session session(load_onnx_model_from_bytes(m.Serialize()));
   return Values(session.run(feeds)[output]);
 }
@@ -164,8 +152,9 @@ TEST(OpVersionRules, DropoutIsTheIdentityWithAnAllTrueMask) {
   training.Initializer(Tensor::from_vector<float>({}, {0.5f}), "ratio");
   training.Node("Dropout", {"x", "ratio", "t"}, {"y"});
   training.Output("y", kFloat, {2});
-  EXPECT_TRUE(Contains(LoadError(training), "training_mode other than a constant false"))
-      << LoadError(training);
+  EXPECT_TRUE(
+      Contains(LoadError(training.Serialize()), "training_mode other than a constant false"))
+      << LoadError(training.Serialize());
   // ... unless the ratio is 0, which drops nothing.
   TestModel zero(13);
   zero.Input("x", kFloat, {2, 3});
@@ -185,7 +174,7 @@ TEST(OpVersionRules, BatchNormalizationSpatialZeroIsRefused) {
   }
   SetInt(m.Node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"}), "spatial", 0);
   m.Output("y", kFloat, {1, 2, 2});
-  EXPECT_TRUE(Contains(LoadError(m), "spatial = 0")) << LoadError(m);
+  EXPECT_TRUE(Contains(LoadError(m.Serialize()), "spatial = 0")) << LoadError(m.Serialize());
 }
 
 TEST(OpVersionRules, AttributeFormsOfBoundsRun) {
@@ -224,7 +213,8 @@ TEST(OpVersionRules, SwishWithAlphaOneIsSilu) {
   alpha.Input("x", kFloat, {2});
   SetFloat(alpha.Node("Swish", {"x"}, {"y"}), "alpha", 2.0f);
   alpha.Output("y", kFloat, {2});
-  EXPECT_TRUE(Contains(LoadError(alpha), "only alpha = 1")) << LoadError(alpha);
+  EXPECT_TRUE(Contains(LoadError(alpha.Serialize()), "only alpha = 1"))
+      << LoadError(alpha.Serialize());
 }
 
 TEST(OpVersionRules, TopKOneReadsKFromItsAttribute) {
@@ -243,7 +233,8 @@ TEST(OpVersionRules, TopKOneReadsKFromItsAttribute) {
   no_k.Input("x", kFloat, {2, 3});
   no_k.Node("TopK", {"x"}, {"v", "i"});
   no_k.Output("v", kFloat, {2, 2});
-  EXPECT_TRUE(Contains(LoadError(no_k), "attribute 'k' (an int) is required")) << LoadError(no_k);
+  EXPECT_TRUE(Contains(LoadError(no_k.Serialize()), "attribute 'k' (an int) is required"))
+      << LoadError(no_k.Serialize());
 }
 
 TEST(OpVersionRules, HardmaxBeforeThirteenCoercesTo2D) {

@@ -40,9 +40,9 @@ TEST(BFloat16, KnownValues) {
   EXPECT_EQ(BFloat16(-2.0f).bits, 0xc000);
   EXPECT_EQ(BFloat16(0.0f).bits, 0x0000);
   EXPECT_EQ(BFloat16(-0.0f).bits, 0x8000);
-  EXPECT_EQ(BFloat16(0.1f).bits, 0x3dcd);          // 0x3dcccccd: dropped 0xcccd > half
-  EXPECT_EQ(BFloat16(1.0f / 3.0f).bits, 0x3eab);   // 0x3eaaaaab
-  EXPECT_EQ(BFloat16(3.14159265f).bits, 0x4049);   // 0x40490fdb: dropped 0x0fdb < half
+  EXPECT_EQ(BFloat16(0.1f).bits, 0x3dcd);         // 0x3dcccccd: dropped 0xcccd > half
+  EXPECT_EQ(BFloat16(1.0f / 3.0f).bits, 0x3eab);  // 0x3eaaaaab
+  EXPECT_EQ(BFloat16(3.14159265f).bits, 0x4049);  // 0x40490fdb: dropped 0x0fdb < half
   EXPECT_EQ(static_cast<float>(BFloat16::from_bits(0x4049)), 3.140625f);
   EXPECT_EQ(static_cast<float>(BFloat16::from_bits(0x3f80)), 1.0f);
   EXPECT_EQ(static_cast<float>(BFloat16::from_bits(0xc2f7)), -123.5f);
@@ -111,9 +111,14 @@ TEST(BFloat16, EveryValueRoundTripsThroughFloat) {
 
 TEST(BFloat16, RoundsToNearestEvenLikeAnExhaustiveSearch) {
   std::mt19937 rng(11);
-  std::vector<float> samples = {FloatFromBits(0x3f808000), FloatFromBits(0x00008000),
-                                FloatFromBits(0x7f7f8000), FloatFromBits(0x7f7f7fff),
-                                FloatFromBits(0x00ffffff), 1e-40f, 65504.0f, 70000.0f};
+  std::vector<float> samples = {FloatFromBits(0x3f808000),
+                                FloatFromBits(0x00008000),
+                                FloatFromBits(0x7f7f8000),
+                                FloatFromBits(0x7f7f7fff),
+                                FloatFromBits(0x00ffffff),
+                                1e-40f,
+                                65504.0f,
+                                70000.0f};
   std::uniform_real_distribution<float> wide(-1e6f, 1e6f);
   std::uniform_int_distribution<uint32_t> any_bits(0, 0x7f7fffff);
   for (int i = 0; i < 100; ++i) samples.push_back(wide(rng));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "loom/errors.h"
+#include "loom/onnx.h"
 #include "onnx/tensor_proto.h"
 
 namespace loom::onnx_import::testing {
@@ -167,6 +168,19 @@ onnx::NodeProto* SetRef(onnx::NodeProto* node, const std::string& name,
 std::vector<float> Values(const Tensor& tensor) {
   const float* p = tensor.data<float>();
   return std::vector<float>(p, p + tensor.num_elements());
+}
+
+std::string LoadError(const std::string& bytes) {
+  try {
+    load_onnx_model_from_bytes(bytes, "", "test.onnx");
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool Contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
 }
 
 }  // namespace loom::onnx_import::testing

@@ -84,4 +84,11 @@ onnx::NodeProto* SetRef(onnx::NodeProto* node, const std::string& name,
 // The float32 elements of `tensor` (which must be float32).
 std::vector<float> Values(const Tensor& tensor);
 
+// The message of the InvalidArgumentError loading `bytes` throws (label
+// "test.onnx"), or "" when it loads.
+std::string LoadError(const std::string& bytes);
+
+// Whether `text` contains `fragment`.
+bool Contains(const std::string& text, const std::string& fragment);
+
 }  // namespace loom::onnx_import::testing
