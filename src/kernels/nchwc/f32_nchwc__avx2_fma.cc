@@ -22,6 +22,7 @@ struct Avx2 {
   static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V Min(V a, V b) { return _mm256_min_ps(a, b); }
   static __m256i LaneIndex(int32_t step) {
     return _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step));
   }

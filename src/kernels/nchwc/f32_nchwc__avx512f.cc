@@ -25,6 +25,7 @@ struct Avx512 {
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
   // The masked form: GCC 12 warns that the plain one reads an undefined vector.
   static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
+  static V Min(V a, V b) { return _mm512_maskz_min_ps(0xFFFF, a, b); }
   static __m512i LaneIndex(int32_t step) {
     return _mm512_mullo_epi32(
         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),

@@ -29,10 +29,13 @@ struct NchwcConvParams {
   int64_t out_block_stride;  // floats between output blocks (OH * OW * B)
   int64_t out_width;         // OW: output pixel p is row p / OW, column p % OW
   const float* sum;          // null, or a tensor laid out as `output`
-  bool relu;                 // max(0, .) applied in registers
+  // Relu and Clip applied in registers: y = min(high, max(low, y)), NaN
+  // kept (Relu is low 0, high +inf).
+  bool clamp;
+  float clamp_low, clamp_high;
   // Input channel blocks may come in slices (nchwc_conv.cc): `accumulate`
   // starts from the output's partial sums instead of the bias, `finish`
-  // (the last slice) adds `sum` and applies relu.
+  // (the last slice) adds `sum` and clamps.
   bool accumulate;
   bool finish;
 };
@@ -47,7 +50,8 @@ struct NchwcDepthwiseParams {
   const float* bias;     // B per block
   float* output;
   int64_t out_block_stride, out_row_stride;
-  bool relu;
+  bool clamp;  // as NchwcConvParams
+  float clamp_low, clamp_high;
 };
 
 // One output row of a window pool on one blocked plane (unpadded input;

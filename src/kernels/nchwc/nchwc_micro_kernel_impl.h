@@ -7,8 +7,8 @@
 // T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth
 // (pixels per register tile, indexed by the tile's output blocks),
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
-// = a * b + c, Add, Mul, Max, Zero, LaneIndex(step) (lane l holds l * step)
-// and Gather(base, index) (lane l = base[index[l]]).
+// = a * b + c, Add, Mul, Max and Min (b when either is NaN), Zero, LaneIndex(step) (lane l holds l
+// * step) and Gather(base, index) (lane l = base[index[l]]).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +21,13 @@ namespace loom::kernels::nchwc_detail {
 
 inline constexpr float kOne = 1.0f;
 inline constexpr float kMinusInfinity = -__builtin_inff();
+
+// min(high, max(low, r)) with a NaN in r kept: Max and Min return their
+// second operand when either is NaN.
+template <class T>
+inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V high) {
+  return T::Min(high, T::Max(low, r));
+}
 
 // One register tile: OB output blocks x OW output pixels, summed over every
 // input channel and tap. `in[j]` is pixel j's input at tap (0, 0) of
@@ -79,31 +86,50 @@ inline void ConvTile(const NchwcConvParams& p, const float* const* in, const flo
       }
     }
   }
+  const V low = T::Broadcast(&p.clamp_low), high = T::Broadcast(&p.clamp_high);
 #pragma GCC unroll 8
   for (int ob = 0; ob < OB; ++ob) {
 #pragma GCC unroll 16
     for (int j = 0; j < OW; ++j) {
       V r = acc[ob][j];
       if (p.finish && sum != nullptr) r = T::Add(r, T::Load(sum + ob * obs + j * B));
-      if (p.finish && p.relu) r = T::Max(r, T::Zero());
+      if (p.finish && p.clamp) r = Clamp<T>(r, low, high);
       T::Store(out + ob * obs + j * B, r);
     }
   }
 }
 
-// The input of output pixel `pixel` (row-major over the output) at tap (0, 0).
-inline const float* PixelInput(const NchwcConvParams& p, int64_t pixel) {
-  const int64_t oh = pixel / p.out_width, ow = pixel % p.out_width;
-  return p.input + oh * p.stride_h * p.in_row_stride + ow * p.stride_w * p.in_col_stride;
-}
+// Output pixels walked in row-major order without a division per pixel:
+// `at` is the input of pixel (row, col) at tap (0, 0).
+struct PixelCursor {
+  const NchwcConvParams& p;
+  int64_t col;
+  const float* row_start;  // input of (row, 0)
+  PixelCursor(const NchwcConvParams& params, int64_t pixel) : p(params) {
+    const int64_t row = pixel / p.out_width;
+    col = pixel % p.out_width;
+    row_start = p.input + row * p.stride_h * p.in_row_stride;
+  }
+  const float* at() const { return row_start + col * p.stride_w * p.in_col_stride; }
+  void Next() {
+    if (++col == p.out_width) {
+      col = 0;
+      row_start += p.stride_h * p.in_row_stride;
+    }
+  }
+};
 
 // Tiles of OW pixels over [pixel, pixel_end), then one narrower tile for the rest.
 template <class T, int OB, int OW, bool kBlocked, int kChannels>
 inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_end) {
   constexpr int B = T::kBlock;
+  PixelCursor cursor(p, pixel);
   for (; pixel + OW <= pixel_end; pixel += OW) {
     const float* in[OW];
-    for (int j = 0; j < OW; ++j) in[j] = PixelInput(p, pixel + j);
+    for (int j = 0; j < OW; ++j) {
+      in[j] = cursor.at();
+      cursor.Next();
+    }
     ConvTile<T, OB, OW, kBlocked, kChannels>(p, in, p.weights, p.bias, p.output + pixel * B,
                                              p.sum != nullptr ? p.sum + pixel * B : nullptr);
   }
@@ -178,10 +204,11 @@ inline void DepthwiseTile(const NchwcDepthwiseParams& p, const float* in, const 
       for (int j = 0; j < OW; ++j) acc[j] = T::Fma(T::Load(x + j * column_step), wv, acc[j]);
     }
   }
+  const V low = T::Broadcast(&p.clamp_low), high = T::Broadcast(&p.clamp_high);
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) {
     V r = acc[j];
-    if (p.relu) r = T::Max(r, T::Zero());
+    if (p.clamp) r = Clamp<T>(r, low, high);
     T::Store(out + j * B, r);
   }
 }

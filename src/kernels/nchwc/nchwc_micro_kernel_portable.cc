@@ -26,6 +26,7 @@ struct Portable {
   static V Mul(V a, V b) { return a * b; }
   static V Add(V a, V b) { return a + b; }
   static V Max(V a, V b) { return a > b ? a : b; }
+  static V Min(V a, V b) { return a < b ? a : b; }
   struct Index {
     int32_t step;
   };

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,16 @@ struct ConvCase {
   bool bias = true;
   bool sum = false;
   ActivationKind activation = ActivationKind::kIdentity;
+  float alpha = 0.0f, beta = 0.0f;  // the activation's parameters (Clip: min, max)
 };
+
+ConvCase WithClip(ConvCase c, float low, float high, bool sum = false) {
+  c.activation = ActivationKind::kClip;
+  c.alpha = low;
+  c.beta = high;
+  c.sum = sum;
+  return c;
+}
 
 std::vector<ConvCase> Cases() {
   using A = ActivationKind;
@@ -123,6 +133,13 @@ std::vector<ConvCase> Cases() {
        true,
        false,
        A::kHardSwish},
+      // Clip is clamped in registers; a row of 30 output pixels makes tiles
+      // that cross row ends.
+      WithClip({"1x1 + clip", {1, 16, 9, 30}, {40, 16, 1, 1}, {}, {}, {}}, -0.5f, 0.5f),
+      WithClip({"3x3/2 + sum + clip", {1, 16, 13, 15}, {48, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}},
+               0.0f, 1.0f, /*sum=*/true),
+      WithClip({"depthwise clip", {1, 24, 7, 7}, {24, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 24}, -0.25f,
+               0.25f),
       {"depthwise sigmoid",
        {1, 24, 7, 7},
        {24, 1, 3, 3},
@@ -153,7 +170,7 @@ Tensor Expected(const ConvCase& c, const Tensor& x, const Tensor& w, const Tenso
   float* v = y.data<float>();
   for (int64_t i = 0; i < y.num_elements(); ++i) {
     if (sum != nullptr) v[i] += sum->data<float>()[i];
-    v[i] = ActivationReference({c.activation, 0, 0, false}, v[i]);
+    v[i] = ActivationReference({c.activation, c.alpha, c.beta, false}, v[i]);
   }
   return y;
 }
@@ -175,7 +192,7 @@ TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
       Attributes attrs = ConvAttributes(c);
       attrs.set("block", int64_t{block});
       if (c.plain_input) attrs.set("input_layout", std::string("nchw"));
-      SetFusedActivationAttributes({c.activation, 0, 0, false}, attrs);
+      SetFusedActivationAttributes({c.activation, c.alpha, c.beta, false}, attrs);
       const PreparedNchwcConv conv(attrs, w, bias, isa);
       const Tensor xb = c.plain_input ? x : NchwToNchwc(x, block);
       const Tensor sum_blocked = NchwToNchwc(sum_plain, block);
@@ -193,6 +210,40 @@ TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
           first = y;
         } else {
           EXPECT_TRUE(BitwiseEqual(y, first)) << "differs from the 1-thread result";
+        }
+      }
+    }
+  }
+}
+
+// Relu and Clip keep a NaN, as the plain activations do (x < 0 is false).
+TEST(NchwcConv, ClampKeepsNaN) {
+  for (const ActivationKind kind : {ActivationKind::kRelu, ActivationKind::kClip}) {
+    for (const int64_t group : {int64_t{1}, int64_t{16}}) {
+      SCOPED_TRACE(std::string(ActivationName(kind)) + " group " + std::to_string(group));
+      Tensor x(DType::kFloat32, Shape({1, 16, 3, 4}));
+      x.data<float>()[5] = std::numeric_limits<float>::quiet_NaN();  // channel 0, pixel (1, 1)
+      Tensor w(DType::kFloat32, Shape({16, 16 / group, 1, 1}));
+      for (int64_t i = 0; i < w.num_elements(); ++i) w.data<float>()[i] = 1.0f;
+      for (Isa isa : SupportedIsas()) {
+        SCOPED_TRACE(IsaName(isa));
+        const int block = NchwcBlockSize(isa);
+        Attributes attrs;
+        attrs.set("group", group);
+        attrs.set("block", int64_t{block});
+        SetFusedActivationAttributes({kind, 0.0f, 6.0f, false}, attrs);
+        const PreparedNchwcConv conv(attrs, w, nullptr, isa);
+        const Tensor y = NchwcToNchw(conv.Run({nullptr, isa}, NchwToNchwc(x, block), nullptr), 16);
+        for (int64_t c = 0; c < 16; ++c) {
+          for (int64_t i = 0; i < 12; ++i) {
+            const float v = y.data<float>()[c * 12 + i];
+            // Dense: every channel reads the NaN; depthwise: channel 0 only.
+            if (i == 5 && (group == 1 || c == 0)) {
+              EXPECT_TRUE(std::isnan(v)) << "channel " << c << " pixel " << i;
+            } else {
+              EXPECT_EQ(v, 0.0f) << "channel " << c << " pixel " << i;
+            }
+          }
         }
       }
     }
