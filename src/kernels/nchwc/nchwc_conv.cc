@@ -370,12 +370,30 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       // tiles; the partial sums stay in L1 between slices.
       const float* input = p.input;
       const float* weights = p.weights;
+      // The weights read next: this tile group's next slice, else (when the
+      // next unit moves on to it) the next tile group's first slice.
+      const int64_t next_first_block = first_block + blocks;
+      const bool next_group_follows =
+          c == chunks - 1 && tg + 1 < tile_groups && next_first_block < (gi + 1) * obg;
+      const int64_t next_blocks =
+          std::min<int64_t>(mk.tile_blocks, (gi + 1) * obg - next_first_block);
       for (int64_t s0 = 0; s0 < icbg; s0 += slice) {
         p.in_blocks = std::min(slice, icbg - s0);
         p.input = input + s0 * p.in_block_stride;
         p.weights = weights + s0 * taps * cpb * blocks * B;
         p.accumulate = s0 > 0;
         p.finish = s0 + p.in_blocks == icbg;
+        const int64_t tap_bytes = taps * cpb * B * static_cast<int64_t>(sizeof(float));
+        if (!p.finish) {
+          p.prefetch = p.weights + p.in_blocks * taps * cpb * blocks * B;
+          p.prefetch_bytes = std::min(slice, icbg - s0 - p.in_blocks) * tap_bytes * blocks;
+        } else if (next_group_follows) {
+          p.prefetch = packed_.data() + next_first_block * per_block;
+          p.prefetch_bytes = std::min(slice, icbg) * tap_bytes * next_blocks;
+        } else {
+          p.prefetch = nullptr;
+          p.prefetch_bytes = 0;
+        }
         mk.conv_segment(p, blocks, pixel_begin, pixel_end);
       }
       ApplyRows(activation_, isa_, p.output + pixel_begin * B, p.out_block_stride, blocks,

@@ -38,6 +38,11 @@ struct NchwcConvParams {
   // (the last slice) adds `sum` and clamps.
   bool accumulate;
   bool finish;
+  // Weights the next slice or tile group will read (null: none): the
+  // segment's tiles prefetch them into L2 as they compute, spread evenly,
+  // so that first pass over them does not wait on memory.
+  const float* prefetch;
+  int64_t prefetch_bytes;
 };
 
 // Depthwise reads the unpadded input and clips each window to it.

@@ -35,9 +35,17 @@ inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V hig
 // tap, read front to back: a single stream for the prefetcher); `out`
 // (and `sum`) the tile's first pixel of its first block: the OW pixels are
 // consecutive in the output, possibly across a row end.
+inline constexpr int64_t kCacheLine = 64;
+
+// `in[j]` ... as below; `prefetch` points at `prefetch_lines` cache lines
+// to pull into L2 during the tile (see NchwcConvParams::prefetch).
+// Not inlined: inside ConvPixels the compiler ran out of registers and
+// reloaded the pixel pointers from the stack in the inner loop.
 template <class T, int OB, int OW, bool kBlocked, int kChannels>
-inline void ConvTile(const NchwcConvParams& p, const float* const* in, const float* w,
-                     const float* bias, float* out, const float* sum) {
+__attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* const* in,
+                                        const float* w, const float* bias, float* out,
+                                        const float* sum, const char* prefetch,
+                                        int64_t prefetch_lines) {
   using V = typename T::V;
   constexpr int B = T::kBlock;
   const int64_t obs = p.out_block_stride;
@@ -65,9 +73,15 @@ inline void ConvTile(const NchwcConvParams& p, const float* const* in, const flo
   const int64_t channel_step = kBlocked ? 1 : p.in_channel_stride;
   const int64_t kw_step = p.dilation_w * p.in_col_stride;
   const int64_t kh_step = p.dilation_h * p.in_row_stride;
+  const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
+  const int64_t lines_per_step = (prefetch_lines + steps - 1) / steps;
   for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
     for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
       for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+        for (int64_t k = 0; k < lines_per_step && prefetch_lines > 0; ++k, --prefetch_lines) {
+          __builtin_prefetch(prefetch, 0, 2);  // prefetcht1: into L2
+          prefetch += kCacheLine;
+        }
         int64_t offset = icb * p.in_block_stride + kh * kh_step + kw * kw_step;
 #pragma GCC unroll 4
         for (int64_t ic = 0; ic < channels; ++ic) {
@@ -119,10 +133,17 @@ struct PixelCursor {
   }
 };
 
-// Tiles of OW pixels over [pixel, pixel_end), then one narrower tile for the rest.
+// Tiles of OW pixels over [pixel, pixel_end), then one narrower tile for
+// the rest; the full tiles share p.prefetch (the narrow one if none).
 template <class T, int OB, int OW, bool kBlocked, int kChannels>
 inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_end) {
   constexpr int B = T::kBlock;
+  const int64_t full_tiles = (pixel_end - pixel) / OW;
+  const int64_t lines =
+      p.prefetch != nullptr ? (p.prefetch_bytes + kCacheLine - 1) / kCacheLine : 0;
+  const int64_t lines_per_tile = full_tiles > 0 ? (lines + full_tiles - 1) / full_tiles : 0;
+  const char* prefetch = reinterpret_cast<const char*>(p.prefetch);
+  int64_t lines_left = lines;
   PixelCursor cursor(p, pixel);
   for (; pixel + OW <= pixel_end; pixel += OW) {
     const float* in[OW];
@@ -130,11 +151,23 @@ inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_en
       in[j] = cursor.at();
       cursor.Next();
     }
+    const int64_t tile_lines = std::min(lines_per_tile, lines_left);
     ConvTile<T, OB, OW, kBlocked, kChannels>(p, in, p.weights, p.bias, p.output + pixel * B,
-                                             p.sum != nullptr ? p.sum + pixel * B : nullptr);
+                                             p.sum != nullptr ? p.sum + pixel * B : nullptr,
+                                             prefetch, tile_lines);
+    prefetch += tile_lines * kCacheLine;
+    lines_left -= tile_lines;
   }
   if constexpr (OW > 1) {
-    if (pixel < pixel_end) ConvPixels<T, OB, OW - 1, kBlocked, kChannels>(p, pixel, pixel_end);
+    if (pixel < pixel_end) {
+      if (full_tiles == 0) {
+        ConvPixels<T, OB, OW - 1, kBlocked, kChannels>(p, pixel, pixel_end);
+      } else {
+        NchwcConvParams rest = p;
+        rest.prefetch = nullptr;
+        ConvPixels<T, OB, OW - 1, kBlocked, kChannels>(rest, pixel, pixel_end);
+      }
+    }
   }
 }
 
