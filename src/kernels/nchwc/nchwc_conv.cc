@@ -371,10 +371,10 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       const float* input = p.input;
       const float* weights = p.weights;
       // The weights read next: this tile group's next slice, else (when the
-      // next unit moves on to it) the next tile group's first slice.
+      // thread's next unit moves on to it) the next tile group's first slice.
       const int64_t next_first_block = first_block + blocks;
-      const bool next_group_follows =
-          c == chunks - 1 && tg + 1 < tile_groups && next_first_block < (gi + 1) * obg;
+      const bool next_group_follows = u + 1 < end && c == chunks - 1 && tg + 1 < tile_groups &&
+                                      next_first_block < (gi + 1) * obg;
       const int64_t next_blocks =
           std::min<int64_t>(mk.tile_blocks, (gi + 1) * obg - next_first_block);
       for (int64_t s0 = 0; s0 < icbg; s0 += slice) {
