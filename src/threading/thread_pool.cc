@@ -219,7 +219,16 @@ ThreadPool::SpinScope::SpinScope(ThreadPool* pool) : pool_(pool) {
 }
 
 ThreadPool::SpinScope::~SpinScope() {
-  if (pool_ != nullptr) pool_->spin_scopes_.fetch_sub(1, std::memory_order_relaxed);
+  if (pool_ == nullptr) return;
+  // Relaxed, as above: the linger is a hint. Stored before the count drops,
+  // so a worker that sees no scope also sees this scope's linger.
+  const auto linger =
+      std::chrono::steady_clock::now().time_since_epoch() +
+      std::chrono::microseconds(int64_t{kScopeLingerSpinWaits} * pool_->options_.spin_wait_us);
+  pool_->spin_linger_until_ns_.store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(linger).count(),
+      std::memory_order_relaxed);
+  pool_->spin_scopes_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void ThreadPool::WorkerMain(int index) {
@@ -242,8 +251,10 @@ void ThreadPool::WorkerMain(int index) {
         }
         if (queued_.load(std::memory_order_relaxed) > 0) found = TryRunOne(index);
         // Relaxed: a scope that ends a poll late only delays the block.
-        if (std::chrono::steady_clock::now() >= deadline &&
-            spin_scopes_.load(std::memory_order_relaxed) == 0) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline && spin_scopes_.load(std::memory_order_relaxed) == 0 &&
+            std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() >=
+                spin_linger_until_ns_.load(std::memory_order_relaxed)) {
           break;
         }
         // When threads outnumber CPUs, a spinning worker may hold the CPU a
