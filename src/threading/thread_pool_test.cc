@@ -192,6 +192,28 @@ TEST(ThreadPool, SpinScopeKeepsIdleWorkersSpinningUntilItEnds) {
   EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
 }
 
+TEST(ThreadPool, WorkersLingerAfterTheLastSpinScopeEnds) {
+  // spin_wait_us 25 ms: the linger is kScopeLingerSpinWaits x that (100 ms).
+  ThreadPool pool(Options("linger", 1, 25'000));
+  std::atomic<int> ran{0};
+  {
+    const ThreadPool::SpinScope scope(&pool);
+    pool.Schedule([&] { ran.fetch_add(1); });
+    WaitFor(ran, 1);
+    // Past the worker's own 25 ms: only the scope keeps it polling now.
+    std::this_thread::sleep_for(60ms);
+  }
+  const double at_end = platform::ProcessCpuSeconds();
+  std::this_thread::sleep_for(70ms);  // inside the linger
+  // Same bound as above: a loaded host gives a yielding thread its fair share.
+  EXPECT_GT(platform::ProcessCpuSeconds() - at_end, 0.005)
+      << "CPU seconds of a worker polling in the 70 ms after the scope ended";
+  std::this_thread::sleep_for(100ms);  // the linger is over
+  const double before = platform::ProcessCpuSeconds();
+  std::this_thread::sleep_for(300ms);
+  EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
+}
+
 TEST(ThreadPool, SpinScopeDoesNotMakeZeroSpinPoolsSpin) {
   ThreadPool pool(Options("scope0", 2, 0));
   const ThreadPool::SpinScope scope(&pool);
