@@ -54,19 +54,23 @@ void CopyRows(const KernelContext& ctx, int64_t outer, int64_t combined_row_byte
       }
     }
     // Serial loop replaced: for each piece: memcpy it.
-    threading::ParallelFor(ctx.pool, static_cast<int64_t>(pieces.size()),
-                           static_cast<double>(kLongRowBytes) * shape_ops::kCopyNsPerByte,
-                           [&](int64_t begin, int64_t end) {
-                             for (int64_t i = begin; i < end; ++i) {
-                               const Piece& piece = pieces[static_cast<size_t>(i)];
-                               std::memcpy(piece.dst, piece.src, static_cast<size_t>(piece.bytes));
-                             }
-                           });
+    threading::ParallelFor(
+        ctx.pool, static_cast<int64_t>(pieces.size()),
+        threading::MemoryBoundCost(outer * combined_row_bytes,
+                                   static_cast<double>(kLongRowBytes) * shape_ops::kCopyNsPerByte),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const Piece& piece = pieces[static_cast<size_t>(i)];
+            std::memcpy(piece.dst, piece.src, static_cast<size_t>(piece.bytes));
+          }
+        });
     return;
   }
   // Serial loop replaced: for each outer row, for each tensor: memcpy its part.
   threading::ParallelFor(ctx.pool, outer,
-                         static_cast<double>(combined_row_bytes) * shape_ops::kCopyNsPerByte,
+                         threading::MemoryBoundCost(
+                             outer * combined_row_bytes,
+                             static_cast<double>(combined_row_bytes) * shape_ops::kCopyNsPerByte),
                          [&](int64_t begin, int64_t end) {
                            for (int64_t row = begin; row < end; ++row) {
                              for (const RowCopy& c : copies) {

@@ -55,7 +55,9 @@ void TiledTranspose(const KernelContext& ctx, const StridedCopyPlan& plan, int a
   // rows: transpose the strip tile by tile. Strips write disjoint outputs.
   threading::ParallelFor(
       ctx.pool, batch * row_tiles,
-      static_cast<double>(std::min(kTile, rows) * cols) * shape_ops::kGatherNsPerElement * 0.5,
+      threading::MemoryBoundCost(
+          batch * rows * cols * kBytes,
+          static_cast<double>(std::min(kTile, rows) * cols) * shape_ops::kGatherNsPerElement * 0.5),
       [&](int64_t begin, int64_t end) {
         for (int64_t unit = begin; unit < end; ++unit) {
           int64_t b = unit / row_tiles;

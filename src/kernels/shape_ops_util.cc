@@ -41,6 +41,7 @@ void RunPlan(const KernelContext& ctx, const StridedCopyPlan& plan, const std::b
   const int64_t blocks = (inner + block - 1) / block;
   const double ns_per_element =
       inner_stride == 1 ? kCopyNsPerByte * static_cast<double>(kSize) : kGatherNsPerElement;
+  const int64_t bytes = rows * inner * static_cast<int64_t>(kSize);
 
   // Input offset of the first element of output row `row`.
   auto row_offset = [&](int64_t row, std::vector<int64_t>& index) {
@@ -56,38 +57,41 @@ void RunPlan(const KernelContext& ctx, const StridedCopyPlan& plan, const std::b
   if (blocks > 1) {
     // Serial loop replaced: for each row, for each block of `block` elements:
     // CopyRow(block). Units are large, so each recomputes its offset.
-    threading::ParallelFor(ctx.pool, rows * blocks, static_cast<double>(block) * ns_per_element,
-                           [&](int64_t begin, int64_t end) {
-                             std::vector<int64_t> index(outer_rank);
-                             for (int64_t unit = begin; unit < end; ++unit) {
-                               const int64_t row = unit / blocks;
-                               const int64_t first = unit % blocks * block;
-                               const int64_t count = std::min(block, inner - first);
-                               const int64_t offset = row_offset(row, index) + first * inner_stride;
-                               CopyRow<kSize>(
-                                   in + offset * static_cast<int64_t>(kSize), inner_stride, count,
-                                   out + (row * inner + first) * static_cast<int64_t>(kSize));
-                             }
-                           });
+    threading::ParallelFor(
+        ctx.pool, rows * blocks,
+        threading::MemoryBoundCost(bytes, static_cast<double>(block) * ns_per_element),
+        [&](int64_t begin, int64_t end) {
+          std::vector<int64_t> index(outer_rank);
+          for (int64_t unit = begin; unit < end; ++unit) {
+            const int64_t row = unit / blocks;
+            const int64_t first = unit % blocks * block;
+            const int64_t count = std::min(block, inner - first);
+            const int64_t offset = row_offset(row, index) + first * inner_stride;
+            CopyRow<kSize>(in + offset * static_cast<int64_t>(kSize), inner_stride, count,
+                           out + (row * inner + first) * static_cast<int64_t>(kSize));
+          }
+        });
     return;
   }
   // Serial loop replaced: for (row = 0; row < rows; ++row) CopyRow(row).
   // Each shard walks its rows with an odometer instead of dividing per row.
-  threading::ParallelFor(ctx.pool, rows, static_cast<double>(inner) * ns_per_element,
-                         [&](int64_t begin, int64_t end) {
-                           std::vector<int64_t> index(outer_rank);
-                           int64_t offset = row_offset(begin, index);
-                           for (int64_t row = begin; row < end; ++row) {
-                             CopyRow<kSize>(in + offset * static_cast<int64_t>(kSize), inner_stride,
-                                            inner, out + row * inner * static_cast<int64_t>(kSize));
-                             for (int d = outer_rank - 1; d >= 0; --d) {
-                               offset += plan.in_strides[d];
-                               if (++index[d] < plan.dims[d]) break;
-                               offset -= plan.in_strides[d] * plan.dims[d];
-                               index[d] = 0;
-                             }
-                           }
-                         });
+  threading::ParallelFor(
+      ctx.pool, rows,
+      threading::MemoryBoundCost(bytes, static_cast<double>(inner) * ns_per_element),
+      [&](int64_t begin, int64_t end) {
+        std::vector<int64_t> index(outer_rank);
+        int64_t offset = row_offset(begin, index);
+        for (int64_t row = begin; row < end; ++row) {
+          CopyRow<kSize>(in + offset * static_cast<int64_t>(kSize), inner_stride, inner,
+                         out + row * inner * static_cast<int64_t>(kSize));
+          for (int d = outer_rank - 1; d >= 0; --d) {
+            offset += plan.in_strides[d];
+            if (++index[d] < plan.dims[d]) break;
+            offset -= plan.in_strides[d] * plan.dims[d];
+            index[d] = 0;
+          }
+        }
+      });
 }
 
 }  // namespace
@@ -200,7 +204,9 @@ void Copy2D(const KernelContext& ctx, int64_t rows, int64_t row_bytes, const voi
   const int64_t blocks = (row_bytes + kBlockBytes - 1) / kBlockBytes;
   const int64_t unit_bytes = std::min(row_bytes, kBlockBytes);
   // Serial loop replaced: for each row, for each kBlockBytes block: memcpy.
-  threading::ParallelFor(ctx.pool, rows * blocks, static_cast<double>(unit_bytes) * kCopyNsPerByte,
+  threading::ParallelFor(ctx.pool, rows * blocks,
+                         threading::MemoryBoundCost(
+                             rows * row_bytes, static_cast<double>(unit_bytes) * kCopyNsPerByte),
                          [&](int64_t begin, int64_t end) {
                            for (int64_t unit = begin; unit < end; ++unit) {
                              const int64_t row = unit / blocks;

@@ -29,7 +29,9 @@ void Reorder(const KernelContext& ctx, const float* src, float* dst, int64_t bat
   const NchwcMicroKernels* mk = NchwcMicroKernelsForBlock(ctx.isa, block);
   threading::ParallelFor(
       ctx.pool, batch * blocks * chunks,
-      static_cast<double>(std::min(plane, kChunkPixels) * block) * kNsPerFloat,
+      threading::MemoryBoundCost(
+          batch * blocks * plane * block * static_cast<int64_t>(sizeof(float)),
+          static_cast<double>(std::min(plane, kChunkPixels) * block) * kNsPerFloat),
       [&](int64_t begin, int64_t end) {
         for (int64_t u = begin; u < end; ++u) {
           const int64_t r = u / chunks, c = u % chunks;
