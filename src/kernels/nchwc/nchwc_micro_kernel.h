@@ -14,6 +14,17 @@
 
 namespace loom::kernels {
 
+// The activation applied in registers before the store:
+//   t = clamp(x * scale + shift, low, high);  y = times_input ? x * t : t
+// with a NaN kept (Relu: scale 1, shift 0, low 0, high +inf; Clip: low,
+// high; HardSigmoid: alpha, beta, 0, 1; HardSwish: 1/6, 1/2, 0, 1 times
+// the input). Other activations run after the kernel (nchwc_conv.cc).
+struct NchwcClamp {
+  bool on = false;
+  bool times_input = false;
+  float scale = 1.0f, shift = 0.0f, low = 0.0f, high = 0.0f;
+};
+
 struct NchwcConvParams {
   const float* input;          // channel block 0 of this image and group, row 0, column 0
   int64_t in_block_stride;     // floats between input channel blocks
@@ -29,10 +40,7 @@ struct NchwcConvParams {
   int64_t out_block_stride;  // floats between output blocks (OH * OW * B)
   int64_t out_width;         // OW: output pixel p is row p / OW, column p % OW
   const float* sum;          // null, or a tensor laid out as `output`
-  // Relu and Clip applied in registers: y = min(high, max(low, y)), NaN
-  // kept (Relu is low 0, high +inf).
-  bool clamp;
-  float clamp_low, clamp_high;
+  NchwcClamp clamp;
   // Input channel blocks may come in slices (nchwc_conv.cc): `accumulate`
   // starts from the output's partial sums instead of the bias, `finish`
   // (the last slice) adds `sum` and clamps.
@@ -55,8 +63,7 @@ struct NchwcDepthwiseParams {
   const float* bias;     // B per block
   float* output;
   int64_t out_block_stride, out_row_stride;
-  bool clamp;  // as NchwcConvParams
-  float clamp_low, clamp_high;
+  NchwcClamp clamp;
 };
 
 // One output row of a window pool on one blocked plane (unpadded input;

@@ -29,6 +29,25 @@ inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V hig
   return T::Min(high, T::Max(low, r));
 }
 
+// NchwcClamp's activation with its constants in registers.
+template <class T>
+struct ClampVectors {
+  using V = typename T::V;
+  V scale, shift, low, high;
+  bool affine, times_input;
+  explicit ClampVectors(const NchwcClamp& c)
+      : scale(T::Broadcast(&c.scale)),
+        shift(T::Broadcast(&c.shift)),
+        low(T::Broadcast(&c.low)),
+        high(T::Broadcast(&c.high)),
+        affine(c.scale != 1.0f || c.shift != 0.0f),
+        times_input(c.times_input) {}
+  V Apply(V x) const {
+    const V t = Clamp<T>(affine ? T::Fma(x, scale, shift) : x, low, high);
+    return times_input ? T::Mul(x, t) : t;
+  }
+};
+
 // One register tile: OB output blocks x OW output pixels, summed over every
 // input channel and tap. `in[j]` is pixel j's input at tap (0, 0) of
 // channel 0; `w` the tile's packed weights (one OB x B row per channel and
@@ -100,14 +119,14 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
       }
     }
   }
-  const V low = T::Broadcast(&p.clamp_low), high = T::Broadcast(&p.clamp_high);
+  const ClampVectors<T> clamp(p.clamp);
 #pragma GCC unroll 8
   for (int ob = 0; ob < OB; ++ob) {
 #pragma GCC unroll 16
     for (int j = 0; j < OW; ++j) {
       V r = acc[ob][j];
       if (p.finish && sum != nullptr) r = T::Add(r, T::Load(sum + ob * obs + j * B));
-      if (p.finish && p.clamp) r = Clamp<T>(r, low, high);
+      if (p.finish && p.clamp.on) r = clamp.Apply(r);
       T::Store(out + ob * obs + j * B, r);
     }
   }
@@ -237,11 +256,11 @@ inline void DepthwiseTile(const NchwcDepthwiseParams& p, const float* in, const 
       for (int j = 0; j < OW; ++j) acc[j] = T::Fma(T::Load(x + j * column_step), wv, acc[j]);
     }
   }
-  const V low = T::Broadcast(&p.clamp_low), high = T::Broadcast(&p.clamp_high);
+  const ClampVectors<T> clamp(p.clamp);
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) {
     V r = acc[j];
-    if (p.clamp) r = Clamp<T>(r, low, high);
+    if (p.clamp.on) r = clamp.Apply(r);
     T::Store(out + j * B, r);
   }
 }

@@ -41,12 +41,16 @@ struct ConvCase {
   float alpha = 0.0f, beta = 0.0f;  // the activation's parameters (Clip: min, max)
 };
 
-ConvCase WithClip(ConvCase c, float low, float high, bool sum = false) {
-  c.activation = ActivationKind::kClip;
-  c.alpha = low;
-  c.beta = high;
-  c.sum = sum;
+ConvCase WithActivation(ConvCase c, ActivationKind kind, float alpha = 0.0f, float beta = 0.0f) {
+  c.activation = kind;
+  c.alpha = alpha;
+  c.beta = beta;
   return c;
+}
+
+ConvCase WithClip(ConvCase c, float low, float high, bool sum = false) {
+  c.sum = sum;
+  return WithActivation(c, ActivationKind::kClip, low, high);
 }
 
 std::vector<ConvCase> Cases() {
@@ -138,6 +142,11 @@ std::vector<ConvCase> Cases() {
       WithClip({"1x1 + clip", {1, 16, 9, 30}, {40, 16, 1, 1}, {}, {}, {}}, -0.5f, 0.5f),
       WithClip({"3x3/2 + sum + clip", {1, 16, 13, 15}, {48, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}},
                0.0f, 1.0f, /*sum=*/true),
+      WithActivation(
+          {"depthwise hardswish", {1, 40, 9, 9}, {40, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 40},
+          A::kHardSwish),
+      WithActivation({"3x3 + hardsigmoid", {1, 16, 6, 7}, {24, 16, 3, 3}, {}, {1, 1, 1, 1}, {}},
+                     A::kHardSigmoid, 0.3f, 0.4f),
       WithClip({"depthwise clip", {1, 24, 7, 7}, {24, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 24}, -0.25f,
                0.25f),
       {"depthwise sigmoid",
@@ -216,9 +225,10 @@ TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
   }
 }
 
-// Relu and Clip keep a NaN, as the plain activations do (x < 0 is false).
+// Relu, Clip and HardSwish keep a NaN, as the plain activations do.
 TEST(NchwcConv, ClampKeepsNaN) {
-  for (const ActivationKind kind : {ActivationKind::kRelu, ActivationKind::kClip}) {
+  for (const ActivationKind kind :
+       {ActivationKind::kRelu, ActivationKind::kClip, ActivationKind::kHardSwish}) {
     for (const int64_t group : {int64_t{1}, int64_t{16}}) {
       SCOPED_TRACE(std::string(ActivationName(kind)) + " group " + std::to_string(group));
       Tensor x(DType::kFloat32, Shape({1, 16, 3, 4}));
