@@ -7,8 +7,9 @@
 // T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth
 // (pixels per register tile, indexed by the tile's output blocks),
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
-// = a * b + c, Add, Mul, Max and Min (b when either is NaN), Zero, LaneIndex(step) (lane l holds l
-// * step) and Gather(base, index) (lane l = base[index[l]]).
+// = a * b + c, Add, Mul, Max and Min (b when either is NaN), Zero,
+// LaneIndex(step) (lane l holds l * step) and Gather(base, index) (lane l =
+// base[index[l]]).
 #pragma once
 
 #include <algorithm>
@@ -48,18 +49,18 @@ struct ClampVectors {
   }
 };
 
+inline constexpr int64_t kCacheLine = 64;
+
 // One register tile: OB output blocks x OW output pixels, summed over every
 // input channel and tap. `in[j]` is pixel j's input at tap (0, 0) of
 // channel 0; `w` the tile's packed weights (one OB x B row per channel and
 // tap, read front to back: a single stream for the prefetcher); `out`
 // (and `sum`) the tile's first pixel of its first block: the OW pixels are
-// consecutive in the output, possibly across a row end.
-inline constexpr int64_t kCacheLine = 64;
-
-// `in[j]` ... as below; `prefetch` points at `prefetch_lines` cache lines
-// to pull into L2 during the tile (see NchwcConvParams::prefetch).
-// Not inlined: inside ConvPixels the compiler ran out of registers and
-// reloaded the pixel pointers from the stack in the inner loop.
+// consecutive in the output, possibly across a row end. `prefetch` points
+// at `prefetch_lines` cache lines to pull into L2 during the tile (see
+// NchwcConvParams::prefetch). Not inlined: inside ConvPixels the compiler
+// ran out of registers and reloaded the pixel pointers from the stack in
+// the inner loop.
 template <class T, int OB, int OW, bool kBlocked, int kChannels>
 __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* const* in,
                                         const float* w, const float* bias, float* out,
