@@ -95,12 +95,11 @@ class ThreadPool {
   // back-to-back runs with some work between them (a Python loop) find them
   // awake. Without the linger, a worker idle through the run's serial tail
   // blocked as the run ended, and the next run's first fork-join paid a
-  // futex wake plus a steered wake-up (two affinity calls, ~50 us): the
-  // shared MLP at intra 2 ran at 0.25 ms p50 from Python, 0.17 from the CLI.
-  // From a Python loop, 900 of ~4000 runs a second found the worker blocked
-  // with a 50 us linger, 59 with 100, 14 with 200. ONNX Runtime's workers
-  // spin a similar while after their work. With spin_wait_us = 0 workers
-  // still block at once. Thread-safe; scopes may nest and overlap.
+  // futex wake plus a steered wake-up (two affinity calls, ~50 us). From a
+  // Python loop running the shared MLP at intra 2, 900 of ~4000 runs a second found the worker
+  // blocked with a 50 us linger, 59 with 100, 14 with 200. ONNX Runtime's workers spin a similar
+  // while after their work. With spin_wait_us = 0 workers still block at once. Thread-safe; scopes
+  // may nest and overlap.
   class SpinScope {
    public:
     explicit SpinScope(ThreadPool* pool);  // null: no effect

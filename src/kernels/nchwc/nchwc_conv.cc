@@ -316,11 +316,11 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t cpb = plain_input_ ? cg : B;
   const int64_t taps = kernel_h_ * kernel_w_;
   const int64_t per_block = icbg * taps * cpb * B;
+  // Packed weight bytes of one input block for one output block.
+  const int64_t tap_bytes = taps * cpb * B * static_cast<int64_t>(sizeof(float));
   // Input blocks per slice: a tile group's weights for one slice within
   // kSliceBytes.
-  const int64_t block_weight_bytes =
-      mk.tile_blocks * taps * cpb * B * static_cast<int64_t>(sizeof(float));
-  const int64_t slice = std::clamp<int64_t>(kSliceBytes / block_weight_bytes, 1, icbg);
+  const int64_t slice = std::clamp<int64_t>(kSliceBytes / (mk.tile_blocks * tap_bytes), 1, icbg);
   const int64_t tile_groups = CeilDiv(obg, mk.tile_blocks);
   // Pixel chunks of whole tiles (of a full tile group), about kChunkTiles
   // tiles each.
@@ -375,24 +375,21 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       const float* weights = p.weights;
       // The weights read next: this tile group's next slice, else (when the
       // thread's next unit moves on to it) the next tile group's first slice.
+      const bool next_group_follows = u + 1 < end && c == chunks - 1 && tg + 1 < tile_groups;
       const int64_t next_first_block = first_block + blocks;
-      const bool next_group_follows = u + 1 < end && c == chunks - 1 && tg + 1 < tile_groups &&
-                                      next_first_block < (gi + 1) * obg;
-      const int64_t next_blocks =
-          std::min<int64_t>(mk.tile_blocks, (gi + 1) * obg - next_first_block);
       for (int64_t s0 = 0; s0 < icbg; s0 += slice) {
         p.in_blocks = std::min(slice, icbg - s0);
         p.input = input + s0 * p.in_block_stride;
         p.weights = weights + s0 * taps * cpb * blocks * B;
         p.accumulate = s0 > 0;
         p.finish = s0 + p.in_blocks == icbg;
-        const int64_t tap_bytes = taps * cpb * B * static_cast<int64_t>(sizeof(float));
         if (!p.finish) {
           p.prefetch = p.weights + p.in_blocks * taps * cpb * blocks * B;
           p.prefetch_bytes = std::min(slice, icbg - s0 - p.in_blocks) * tap_bytes * blocks;
         } else if (next_group_follows) {
           p.prefetch = packed_.data() + next_first_block * per_block;
-          p.prefetch_bytes = std::min(slice, icbg) * tap_bytes * next_blocks;
+          p.prefetch_bytes = std::min(slice, icbg) * tap_bytes *
+                             std::min<int64_t>(mk.tile_blocks, obg - (tg + 1) * mk.tile_blocks);
         } else {
           p.prefetch = nullptr;
           p.prefetch_bytes = 0;

@@ -94,7 +94,7 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
   const int64_t kw_step = p.dilation_w * p.in_col_stride;
   const int64_t kh_step = p.dilation_h * p.in_row_stride;
   const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
-  const int64_t lines_per_step = (prefetch_lines + steps - 1) / steps;
+  const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
   for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
     for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
       for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
