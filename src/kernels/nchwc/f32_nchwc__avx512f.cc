@@ -23,6 +23,15 @@ struct Avx512 {
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V Div(V a, V b) { return _mm512_div_ps(a, b); }
+  // Round and Scale2 in the masked form, as for Max.
+  static V Round(V a) {
+    return _mm512_maskz_roundscale_ps(0xFFFF, a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  // vscalefps: v * 2^floor(n), rounded once, so subnormal and infinite
+  // results come out right.
+  static V Scale2(V v, V n) { return _mm512_maskz_scalef_ps(0xFFFF, v, n); }
   // The masked form: GCC 12 warns that the plain one reads an undefined vector.
   static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static V Min(V a, V b) { return _mm512_maskz_min_ps(0xFFFF, a, b); }

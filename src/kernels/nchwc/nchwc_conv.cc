@@ -105,27 +105,40 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
   return {out, prows, pcols};
 }
 
-// The activations the micro-kernels apply in registers (NchwcClamp).
-NchwcClamp ClampOf(const Activation& activation) {
+// The activations the micro-kernels apply in registers (NchwcActivation).
+NchwcActivation InRegisters(const Activation& activation) {
   constexpr float kInf = __builtin_inff();
+  using Kind = NchwcActivation::Kind;
   switch (activation.kind) {
     case ActivationKind::kRelu:
-      return {.on = true, .low = 0.0f, .high = kInf};
+      return {.kind = Kind::kClamp, .low = 0.0f, .high = kInf};
     case ActivationKind::kClip:
-      return {.on = true, .low = activation.alpha, .high = activation.beta};
+      return {.kind = Kind::kClamp, .low = activation.alpha, .high = activation.beta};
     case ActivationKind::kHardSigmoid:
-      return {.on = true, .scale = activation.alpha, .shift = activation.beta, .high = 1.0f};
+      return {
+          .kind = Kind::kClamp, .scale = activation.alpha, .shift = activation.beta, .high = 1.0f};
     case ActivationKind::kHardSwish:
-      return {.on = true, .times_input = true, .scale = 1.0f / 6.0f, .shift = 0.5f, .high = 1.0f};
+      return {.kind = Kind::kClamp,
+              .times_input = true,
+              .scale = 1.0f / 6.0f,
+              .shift = 0.5f,
+              .high = 1.0f};
+    case ActivationKind::kSigmoid:
+      return {.kind = Kind::kSigmoid};
+    case ActivationKind::kSilu:
+      return {.kind = Kind::kSigmoid, .times_input = true};
     default:
       return {};
   }
 }
 
-// Applies an activation the micro-kernels do not clamp to finished output rows.
+// Applies an activation the micro-kernels do not apply to finished output rows.
 void ApplyRows(const Activation& activation, Isa isa, float* y, int64_t block_stride,
                int64_t blocks, int64_t floats) {
-  if (activation.kind == ActivationKind::kIdentity || ClampOf(activation).on) return;
+  if (activation.kind == ActivationKind::kIdentity ||
+      InRegisters(activation).kind != NchwcActivation::Kind::kNone) {
+    return;
+  }
   for (int64_t b = 0; b < blocks; ++b)
     ApplyActivation(activation, y + b * block_stride, floats, isa);
 }
@@ -332,7 +345,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t units = batch * group_ * tile_groups * chunks;
   const double cost = kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk) *
                       static_cast<double>(cg * taps);
-  const NchwcClamp clamp = ClampOf(activation_);
+  const NchwcActivation in_registers = InRegisters(activation_);
 
   threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
     NchwcConvParams p;
@@ -350,7 +363,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
     p.dilation_w = g.dilation[1];
     p.out_block_stride = pixels * B;
     p.out_width = g.output[1];
-    p.clamp = clamp;
+    p.activation = in_registers;
     for (int64_t u = begin; u < end; ++u) {
       int64_t rest = u;
       const int64_t c = rest % chunks;
@@ -412,7 +425,7 @@ void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
   const int64_t units = batch * blocks * out_rows;
   const double cost =
       kNsPerDepthwiseTap * static_cast<double>(out_cols * B * kernel_h_ * kernel_w_);
-  const NchwcClamp clamp = ClampOf(activation_);
+  const NchwcActivation in_registers = InRegisters(activation_);
   threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
     NchwcDepthwiseParams p;
     p.in_block_stride = rows * cols * B;
@@ -431,7 +444,7 @@ void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
     p.bias = bias_.data();
     p.out_block_stride = out_rows * out_cols * B;
     p.out_row_stride = out_cols * B;
-    p.clamp = clamp;
+    p.activation = in_registers;
     for (int64_t u = begin; u < end; ++u) {
       const int64_t oh = u % out_rows;
       const int64_t cb = (u / out_rows) % blocks;

@@ -15,12 +15,16 @@
 namespace loom::kernels {
 
 // The activation applied in registers before the store:
-//   t = clamp(x * scale + shift, low, high);  y = times_input ? x * t : t
-// with a NaN kept (Relu: scale 1, shift 0, low 0, high +inf; Clip: low,
-// high; HardSigmoid: alpha, beta, 0, 1; HardSwish: 1/6, 1/2, 0, 1 times
-// the input). Other activations run after the kernel (nchwc_conv.cc).
-struct NchwcClamp {
-  bool on = false;
+//   t = kClamp:   clamp(x * scale + shift, low, high), a NaN kept
+//       kSigmoid: 1 / (1 + exp(-x))
+//   y = times_input ? x * t : t
+// Relu: kClamp with scale 1, shift 0, low 0, high +inf; Clip: low, high;
+// HardSigmoid: alpha, beta, 0, 1; HardSwish: 1/6, 1/2, 0, 1 times the
+// input; Sigmoid; SiLU: kSigmoid times the input. Other activations run
+// after the kernel (nchwc_conv.cc).
+struct NchwcActivation {
+  enum class Kind : uint8_t { kNone, kClamp, kSigmoid };
+  Kind kind = Kind::kNone;
   bool times_input = false;
   float scale = 1.0f, shift = 0.0f, low = 0.0f, high = 0.0f;
 };
@@ -40,10 +44,10 @@ struct NchwcConvParams {
   int64_t out_block_stride;  // floats between output blocks (OH * OW * B)
   int64_t out_width;         // OW: output pixel p is row p / OW, column p % OW
   const float* sum;          // null, or a tensor laid out as `output`
-  NchwcClamp clamp;
+  NchwcActivation activation;
   // Input channel blocks may come in slices (nchwc_conv.cc): `accumulate`
   // starts from the output's partial sums instead of the bias, `finish`
-  // (the last slice) adds `sum` and clamps.
+  // (the last slice) adds `sum` and applies the activation.
   bool accumulate;
   bool finish;
   // Weights the next slice or tile group will read (null: none): the
@@ -63,7 +67,7 @@ struct NchwcDepthwiseParams {
   const float* bias;     // B per block
   float* output;
   int64_t out_block_stride, out_row_stride;
-  NchwcClamp clamp;
+  NchwcActivation activation;
 };
 
 // One output row of a window pool on one blocked plane (unpadded input;

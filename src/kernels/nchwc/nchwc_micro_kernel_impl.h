@@ -7,9 +7,10 @@
 // T provides: V (vector of kBlock floats), kBlock, kTileBlocks, kTileWidth
 // (pixels per register tile, indexed by the tile's output blocks),
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
-// = a * b + c, Add, Mul, Max and Min (b when either is NaN), Zero,
-// LaneIndex(step) (lane l holds l * step) and Gather(base, index) (lane l =
-// base[index[l]]).
+// = a * b + c, Add, Sub, Mul, Div, Max and Min (b when either is NaN),
+// Round (to nearest, ties to even), Scale2(v, n) = v * 2^n for a whole n in
+// [-150, 128] (subnormal and infinite results right), Zero, LaneIndex(step)
+// (lane l holds l * step) and Gather(base, index) (lane l = base[index[l]]).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +23,11 @@ namespace loom::kernels::nchwc_detail {
 
 inline constexpr float kOne = 1.0f;
 inline constexpr float kMinusInfinity = -__builtin_inff();
+inline constexpr float kExpLow = -104.0f, kExpHigh = 89.0f;
+inline constexpr float kLog2e = 1.44269504088896341f;
+inline constexpr float kMinusLn2Hi = -0.693359375f, kMinusLn2Lo = 2.12194440e-4f;
+inline constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                      4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 // min(high, max(low, r)) with a NaN in r kept: Max and Min return their
 // second operand when either is NaN.
@@ -30,21 +36,47 @@ inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V hig
   return T::Min(high, T::Max(low, r));
 }
 
-// NchwcClamp's activation with its constants in registers.
+// exp(x) in every lane, the Cephes scheme: x = n ln2 + r with |r| <= ln2 / 2
+// (ln 2 in two parts, so n * ln2_hi is exact), a degree-6 polynomial for
+// e^r, then 2^n. Relative error within 2 ulp; below -104 the result is 0,
+// above 89 +inf; a NaN stays NaN (Max and Min keep their second operand).
 template <class T>
-struct ClampVectors {
+inline typename T::V Exp(typename T::V x) {
+  using V = typename T::V;
+  const V t = T::Min(T::Broadcast(&kExpHigh), T::Max(T::Broadcast(&kExpLow), x));
+  const V n = T::Round(T::Mul(t, T::Broadcast(&kLog2e)));
+  V r = T::Fma(n, T::Broadcast(&kMinusLn2Hi), t);
+  r = T::Fma(n, T::Broadcast(&kMinusLn2Lo), r);
+  V p = T::Broadcast(&kExpPoly[0]);
+#pragma GCC unroll 5
+  for (int i = 1; i < 6; ++i) p = T::Fma(p, r, T::Broadcast(&kExpPoly[i]));
+  p = T::Fma(p, T::Mul(r, r), T::Add(r, T::Broadcast(&kOne)));
+  return T::Scale2(p, n);
+}
+
+// NchwcActivation with its constants in registers.
+template <class T>
+struct ActivationVectors {
   using V = typename T::V;
   V scale, shift, low, high;
-  bool affine, times_input;
-  explicit ClampVectors(const NchwcClamp& c)
-      : scale(T::Broadcast(&c.scale)),
-        shift(T::Broadcast(&c.shift)),
-        low(T::Broadcast(&c.low)),
-        high(T::Broadcast(&c.high)),
-        affine(c.scale != 1.0f || c.shift != 0.0f),
-        times_input(c.times_input) {}
+  bool affine, sigmoid, times_input;
+  explicit ActivationVectors(const NchwcActivation& a)
+      : scale(T::Broadcast(&a.scale)),
+        shift(T::Broadcast(&a.shift)),
+        low(T::Broadcast(&a.low)),
+        high(T::Broadcast(&a.high)),
+        affine(a.scale != 1.0f || a.shift != 0.0f),
+        sigmoid(a.kind == NchwcActivation::Kind::kSigmoid),
+        times_input(a.times_input) {}
   V Apply(V x) const {
-    const V t = Clamp<T>(affine ? T::Fma(x, scale, shift) : x, low, high);
+    V t;
+    if (sigmoid) {
+      // 1 / (1 + e^-x): 0 from e^-x = +inf (x < -89), 1 from e^-x = 0.
+      const V one = T::Broadcast(&kOne);
+      t = T::Div(one, T::Add(one, Exp<T>(T::Sub(T::Zero(), x))));
+    } else {
+      t = Clamp<T>(affine ? T::Fma(x, scale, shift) : x, low, high);
+    }
     return times_input ? T::Mul(x, t) : t;
   }
 };
@@ -120,14 +152,15 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
       }
     }
   }
-  const ClampVectors<T> clamp(p.clamp);
+  const ActivationVectors<T> activation(p.activation);
+  const bool activate = p.finish && p.activation.kind != NchwcActivation::Kind::kNone;
 #pragma GCC unroll 8
   for (int ob = 0; ob < OB; ++ob) {
 #pragma GCC unroll 16
     for (int j = 0; j < OW; ++j) {
       V r = acc[ob][j];
       if (p.finish && sum != nullptr) r = T::Add(r, T::Load(sum + ob * obs + j * B));
-      if (p.finish && p.clamp.on) r = clamp.Apply(r);
+      if (activate) r = activation.Apply(r);
       T::Store(out + ob * obs + j * B, r);
     }
   }
@@ -257,11 +290,11 @@ inline void DepthwiseTile(const NchwcDepthwiseParams& p, const float* in, const 
       for (int j = 0; j < OW; ++j) acc[j] = T::Fma(T::Load(x + j * column_step), wv, acc[j]);
     }
   }
-  const ClampVectors<T> clamp(p.clamp);
+  const ActivationVectors<T> activation(p.activation);
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) {
     V r = acc[j];
-    if (p.clamp.on) r = clamp.Apply(r);
+    if (p.activation.kind != NchwcActivation::Kind::kNone) r = activation.Apply(r);
     T::Store(out + j * B, r);
   }
 }

@@ -2,6 +2,7 @@
 // floats as a GCC vector (two SSE registers on x86-64's baseline), tiles of
 // 2 output blocks x 4 columns; no fused multiply-add. Also the table lookup.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernels/nchwc/nchwc_micro_kernel_impl.h"
@@ -25,6 +26,18 @@ struct Portable {
   static V Fma(V a, V b, V c) { return a * b + c; }
   static V Mul(V a, V b) { return a * b; }
   static V Add(V a, V b) { return a + b; }
+  static V Sub(V a, V b) { return a - b; }
+  static V Div(V a, V b) { return a / b; }
+  static V Round(V a) {
+    for (int l = 0; l < kBlock; ++l) a[l] = std::nearbyint(a[l]);
+    return a;
+  }
+  static V Scale2(V v, V n) {
+    for (int l = 0; l < kBlock; ++l) {
+      if (!std::isnan(n[l])) v[l] = std::ldexp(v[l], static_cast<int>(n[l]));
+    }
+    return v;
+  }
   static V Max(V a, V b) { return a > b ? a : b; }
   static V Min(V a, V b) { return a < b ? a : b; }
   struct Index {

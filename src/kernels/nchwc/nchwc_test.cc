@@ -160,6 +160,23 @@ std::vector<ConvCase> Cases() {
        true,
        false,
        A::kSigmoid},
+      // Sigmoid and SiLU run in registers too (an EfficientNet's stem,
+      // expansions, depthwise and squeeze-excitation gate).
+      WithActivation({"3x3/2 plain RGB + silu",
+                      {1, 3, 11, 12},
+                      {20, 3, 3, 3},
+                      {2, 2},
+                      {1, 1, 1, 1},
+                      {},
+                      1,
+                      /*plain_input=*/true},
+                     A::kSilu),
+      WithActivation({"1x1 + silu", {1, 16, 9, 30}, {40, 16, 1, 1}, {}, {}, {}}, A::kSilu),
+      WithActivation(
+          {"depthwise 5x5/2 + silu", {2, 40, 9, 9}, {40, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 40},
+          A::kSilu),
+      WithActivation({"sliced 1x1 + sigmoid", {1, 2000, 1, 1}, {24, 2000, 1, 1}, {}, {}, {}},
+                     A::kSigmoid),
   };
 }
 
@@ -253,6 +270,84 @@ TEST(NchwcConv, ClampKeepsNaN) {
             } else {
               EXPECT_EQ(v, 0.0f) << "channel " << c << " pixel " << i;
             }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Sigmoid and SiLU in registers over the whole float range: a 1x1 conv
+// (dense or depthwise) with identity weights passes each input through, so
+// the output is act(x) for x from -120 to 120 (across exp's overflow and its
+// underflow to subnormals and zero), compared with the value computed in
+// double; depthwise also passes +-inf and NaN (a dense conv would spread
+// them to every channel as 0 * inf).
+TEST(NchwcConv, SigmoidAndSiluOverTheWholeRange) {
+  std::vector<float> finite = {0.0f, -0.0f, 1e-30f, -1e-30f};
+  for (float v = -120.0f; v <= 120.0f; v += 0.0371f) finite.push_back(v);
+  std::vector<float> special = finite;
+  for (const float v :
+       {-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
+        std::numeric_limits<float>::quiet_NaN()}) {
+    special.push_back(v);
+  }
+  constexpr int64_t kChannels = 16;
+  // Each channel its own rotation of the values, so every lane sees them all.
+  auto input = [&](const std::vector<float>& values) {
+    const int64_t pixels = static_cast<int64_t>(values.size());
+    Tensor x(DType::kFloat32, Shape({1, kChannels, 1, pixels}));
+    for (int64_t c = 0; c < kChannels; ++c) {
+      for (int64_t i = 0; i < pixels; ++i)
+        x.data<float>()[c * pixels + i] = values[(i + c) % pixels];
+    }
+    return x;
+  };
+  for (const ActivationKind kind : {ActivationKind::kSigmoid, ActivationKind::kSilu}) {
+    for (const int64_t group : {int64_t{1}, kChannels}) {
+      SCOPED_TRACE(std::string(ActivationName(kind)) + " group " + std::to_string(group));
+      const Tensor x = input(group == 1 ? finite : special);
+      Tensor w(DType::kFloat32, Shape({kChannels, kChannels / group, 1, 1}));
+      for (int64_t oc = 0; oc < kChannels; ++oc) {
+        w.data<float>()[group == 1 ? oc * kChannels + oc : oc] = 1.0f;
+      }
+      for (Isa isa : SupportedIsas()) {
+        SCOPED_TRACE(IsaName(isa));
+        const int block = NchwcBlockSize(isa);
+        Attributes attrs;
+        attrs.set("group", group).set("block", int64_t{block});
+        SetFusedActivationAttributes({kind, 0.0f, 0.0f, false}, attrs);
+        const PreparedNchwcConv conv(attrs, w, nullptr, isa);
+        const Tensor y =
+            NchwcToNchw(conv.Run({nullptr, isa}, NchwToNchwc(x, block), nullptr), kChannels);
+        int64_t failures = 0;
+        for (int64_t i = 0; i < x.num_elements() && failures < 10; ++i) {
+          const double in = x.data<float>()[i];
+          const double sigmoid = 1.0 / (1.0 + std::exp(-in));
+          const double want = kind == ActivationKind::kSigmoid ? sigmoid : in * sigmoid;
+          const float got = y.data<float>()[i];
+          if (std::isnan(in)) {
+            if (!std::isnan(got)) ++failures, ADD_FAILURE() << "NaN in, " << got << " out";
+            continue;
+          }
+          if (std::isinf(in) && kind == ActivationKind::kSilu) {
+            // -inf * sigmoid(-inf) = -inf * 0: NaN, as in PyTorch and the
+            // reference; +inf stays +inf.
+            if (in > 0 ? got != in : !std::isnan(got)) {
+              ++failures, ADD_FAILURE() << "silu(" << in << ") = " << got;
+            }
+            continue;
+          }
+          // Once e^-x overflows (x < -88.72) the result is 0: sigmoid is
+          // below 3e-39 there, silu below 3e-37.
+          if (in < -88.72 && got == 0.0f) continue;
+          // Else 4 ulp of the result, or the smallest normal float where the
+          // result is subnormal.
+          const double tolerance =
+              std::max(std::abs(want) * 4.8e-7, double{std::numeric_limits<float>::min()});
+          if (!(std::abs(got - want) <= tolerance)) {
+            ++failures;
+            ADD_FAILURE() << "x " << in << ": got " << got << ", want " << want;
           }
         }
       }
