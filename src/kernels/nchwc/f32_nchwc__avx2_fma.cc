@@ -54,6 +54,7 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx2() {
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx2>,
       .affine_plane = nchwc_detail::AffinePlane<Avx2>,
       .pool_row = nchwc_detail::PoolRow<Avx2>,
+      .global_pool = nchwc_detail::GlobalPool<Avx2>,
       .reorder_in = nchwc_detail::ReorderIn<Avx2>,
       .reorder_out = nchwc_detail::ReorderOut<Avx2>,
       .tile_blocks = Avx2::kTileBlocks,

@@ -57,6 +57,7 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx512() {
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Avx512>,
       .affine_plane = nchwc_detail::AffinePlane<Avx512>,
       .pool_row = nchwc_detail::PoolRow<Avx512>,
+      .global_pool = nchwc_detail::GlobalPool<Avx512>,
       .reorder_in = nchwc_detail::ReorderIn<Avx512>,
       .reorder_out = nchwc_detail::ReorderOut<Avx512>,
       .tile_blocks = Avx512::kTileBlocks,

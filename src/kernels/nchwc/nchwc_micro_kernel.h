@@ -99,6 +99,8 @@ struct NchwcMicroKernels {
                        int64_t pixels, float* y);
   // Output row oh of a window pool (NchwcPoolParams) into `out`.
   void (*pool_row)(const NchwcPoolParams& p, int64_t oh, float* out);
+  // One vector: the max (else the mean) of `pixels` vectors of one block.
+  void (*global_pool)(bool max, const float* in, int64_t pixels, float* out);
   // One block of a layout reorder: `lanes` (<= block) channel planes of
   // `pixels` floats each, `plane` floats apart, to or from `pixels` vectors
   // of one block (padding lanes written as zeros by reorder_in).

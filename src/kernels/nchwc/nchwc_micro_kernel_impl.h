@@ -408,6 +408,30 @@ inline void PoolPixels(const NchwcPoolParams& p, int64_t ih0, int64_t iw0, int64
   }
 }
 
+// Four accumulators over consecutive pixels, combined at the end, for the
+// same reason as PoolPixels; each lane's result depends only on its plane.
+template <class T>
+void GlobalPool(bool max, const float* in, int64_t pixels, float* out) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  constexpr int kAccumulators = 4;
+  const V init = max ? T::Broadcast(&kMinusInfinity) : T::Zero();
+  V acc[kAccumulators] = {init, init, init, init};
+  auto combine = [max](V a, V b) { return max ? T::Max(a, b) : T::Add(a, b); };
+  int64_t i = 0;
+  for (; i + kAccumulators <= pixels; i += kAccumulators) {
+#pragma GCC unroll 4
+    for (int k = 0; k < kAccumulators; ++k) acc[k] = combine(acc[k], T::Load(in + (i + k) * B));
+  }
+  for (; i < pixels; ++i) acc[0] = combine(acc[0], T::Load(in + i * B));
+  V r = combine(combine(acc[0], acc[1]), combine(acc[2], acc[3]));
+  if (!max) {
+    const float scale = 1.0f / static_cast<float>(pixels);
+    r = T::Mul(r, T::Broadcast(&scale));
+  }
+  T::Store(out, r);
+}
+
 template <class T>
 void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
   constexpr int B = T::kBlock;

@@ -62,6 +62,7 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable() {
       .depthwise_segment = nchwc_detail::DepthwiseSegment<Portable>,
       .affine_plane = nchwc_detail::AffinePlane<Portable>,
       .pool_row = nchwc_detail::PoolRow<Portable>,
+      .global_pool = nchwc_detail::GlobalPool<Portable>,
       .reorder_in = nchwc_detail::ReorderIn<Portable>,
       .reorder_out = nchwc_detail::ReorderOut<Portable>,
       .tile_blocks = Portable::kTileBlocks,

@@ -125,6 +125,7 @@ std::vector<Tensor> WindowPool(std::string_view op, PoolKind kind, const KernelC
   return {y};
 }
 
+// The plain loop, for a block the ISA's table does not cover.
 template <int B>
 void GlobalPoolPlane(bool max, const float* in, int64_t pixels, float* out) {
   float acc[B];
@@ -153,11 +154,14 @@ std::vector<Tensor> GlobalPool(std::string_view op, bool max, const KernelContex
   Tensor y = Tensor::uninitialized(DType::kFloat32, Shape({in.batch, in.blocks, 1, 1, in.block}));
   const float* src = x.data<float>();
   float* dst = y.data<float>();
+  const NchwcMicroKernels* mk = NchwcMicroKernelsForBlock(ctx.isa, in.block);
   threading::ParallelFor(
       ctx.pool, in.batch * in.blocks, kNsPerLaneOp * static_cast<double>(pixels * in.block),
       [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
-          if (in.block == 16) {
+          if (mk != nullptr) {
+            mk->global_pool(max, src + p * pixels * in.block, pixels, dst + p * in.block);
+          } else if (in.block == 16) {
             GlobalPoolPlane<16>(max, src + p * pixels * 16, pixels, dst + p * 16);
           } else {
             GlobalPoolPlane<8>(max, src + p * pixels * 8, pixels, dst + p * 8);

@@ -517,7 +517,8 @@ std::vector<PoolCase> PoolCases() {
           {"3x3/1 pad 1, wide rows, count_include_pad", {1, 9, 4, 41}, wide_include},
           {"ceil mode", {2, 8, 10, 9}, ceil},
           {"dilated asymmetric", {1, 5, 9, 7}, dilated},
-          {"count_include_pad", {1, 17, 7, 8}, include_pad}};
+          {"count_include_pad", {1, 17, 7, 8}, include_pad},
+          {"1x1 planes", {2, 20, 1, 1}, max3x3s2}};
 }
 
 TEST(NchwcPool, MatchesReferences) {
