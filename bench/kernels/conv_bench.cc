@@ -62,6 +62,8 @@ const std::vector<Layer>& Layers() {
       {"mobilenetv2.dw_3x3_576", 576, 576, 14, 3, 1, 576},
       {"mobilenetv2.pw_1x1_960to160", 960, 160, 7, 1, 1, 1},
       {"mobilenetv2.pw_1x1_320to1280", 320, 1280, 7, 1, 1, 1},
+      {"densenet121.block1_1x1_192to128", 192, 128, 56, 1, 1, 1},
+      {"densenet121.block1_3x3_128to32", 128, 32, 56, 3, 1, 1},
   };
   return layers;
 }
