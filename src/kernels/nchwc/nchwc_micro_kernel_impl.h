@@ -38,8 +38,10 @@ inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V hig
 
 // exp(x) in every lane, the Cephes scheme: x = n ln2 + r with |r| <= ln2 / 2
 // (ln 2 in two parts, so n * ln2_hi is exact), a degree-6 polynomial for
-// e^r, then 2^n. Relative error within 2 ulp; below -104 the result is 0,
-// above 89 +inf; a NaN stays NaN (Max and Min keep their second operand).
+// e^r, then 2^n (the scheme and coefficients of the AVX2 activation
+// kernels' exp). Below -104 the result is 0, above 89 +inf; a NaN stays NaN
+// (Max and Min keep their second operand). The sigmoid built on it is
+// tested within 4 ulp over [-120, 120] (nchwc_test.cc).
 template <class T>
 inline typename T::V Exp(typename T::V x) {
   using V = typename T::V;
@@ -243,22 +245,31 @@ inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_en
 
 // A pointwise conv (1x1, stride 1, blocked, unpadded) reads pixel q's input
 // at input + q * B: one pointer serves the whole tile, so `tiles`
-// consecutive full tiles run in one call with the per-tile set-up (a call,
-// OW input pointers, the activation's constants) gone. MobileNet's 16- and
-// 24-channel expansions, 16 multiply-add steps a tile, spent ~40 % of their
-// time there. p.prefetch is not used.
+// consecutive full tiles run in one call without ConvTile's per-tile
+// set-up (a call, OW input pointers, the activation's constants). That
+// set-up was about a third of the time of MobileNet's 16- and 32-channel
+// expansions, which have 16 or 32 multiply-add steps a tile
+// (bench/results/nchwc-2026-12-02b.md). p.prefetch is spread over the
+// tiles' input blocks as in ConvTile.
 template <class T, int OB, int OW>
 __attribute__((noinline)) void ConvTilesPointwise(const NchwcConvParams& p, int64_t pixel,
                                                   int64_t tiles) {
   using V = typename T::V;
   constexpr int B = T::kBlock;
   const ActivationVectors<T> activation(p.activation);
+  int64_t lines_left = p.prefetch != nullptr ? (p.prefetch_bytes + kCacheLine - 1) / kCacheLine : 0;
+  const int64_t lines_per_step = (lines_left + tiles * p.in_blocks - 1) / (tiles * p.in_blocks);
+  const char* prefetch = reinterpret_cast<const char*>(p.prefetch);
   for (int64_t t = 0; t < tiles; ++t, pixel += OW) {
     float* out = p.output + pixel * B;
     V acc[OB][OW];
     InitTile<T, OB, OW>(p, p.bias, out, acc);
     const float* w = p.weights;
     for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
+      for (int64_t k = 0; k < lines_per_step && lines_left > 0; ++k, --lines_left) {
+        __builtin_prefetch(prefetch, 0, 2);  // prefetcht1: into L2
+        prefetch += kCacheLine;
+      }
       const float* x = p.input + icb * p.in_block_stride + pixel * B;
 #pragma GCC unroll 4
       for (int c = 0; c < B; ++c) {
@@ -293,10 +304,8 @@ inline void PointwisePixels(const NchwcConvParams& p, int64_t pixel, int64_t pix
   }
 }
 
-// Tiles of `blocks` output blocks use T::kTileWidth[blocks] pixels: fewer
-// blocks leave registers for more pixels, so each weight vector loaded
-// serves more multiply-adds.
-// kPointwise: PointwisePixels (kBlocked only).
+// Tiles of OB output blocks x T::kTileWidth[OB] pixels; kPointwise
+// (blocked input only) takes PointwisePixels.
 template <class T, int OB, bool kBlocked, int kChannels, bool kPointwise>
 inline void SegmentOf(const NchwcConvParams& p, int64_t pixel_begin, int64_t pixel_end) {
   if constexpr (kPointwise) {
@@ -306,6 +315,9 @@ inline void SegmentOf(const NchwcConvParams& p, int64_t pixel_begin, int64_t pix
   }
 }
 
+// Tiles of `blocks` output blocks use T::kTileWidth[blocks] pixels: fewer
+// blocks leave registers for more pixels, so each weight vector loaded
+// serves more multiply-adds.
 template <class T, bool kBlocked, int kChannels, bool kPointwise = false>
 void ConvSegment(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin, int64_t pixel_end) {
   static_assert(T::kTileBlocks >= 1 && T::kTileBlocks <= 4);
