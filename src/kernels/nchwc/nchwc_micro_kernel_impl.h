@@ -85,6 +85,32 @@ struct ActivationVectors {
 
 inline constexpr int64_t kCacheLine = 64;
 
+// Up to `count` of the `left` cache lines at `prefetch` into L2
+// (prefetcht1), advancing both.
+inline void PrefetchLines(const char*& prefetch, int64_t& left, int64_t count) {
+  for (int64_t k = 0; k < count && left > 0; ++k, --left) {
+    __builtin_prefetch(prefetch, 0, 2);
+    prefetch += kCacheLine;
+  }
+}
+
+// One input channel of a register tile: acc[ob][j] += w[ob] * *at(j), with
+// OB weight vectors from `w` and one broadcast of pixel j's input at(j).
+template <class T, int OB, int OW, class At>
+__attribute__((always_inline)) inline void MultiplyAddChannel(typename T::V (&acc)[OB][OW],
+                                                              const float* w, At at) {
+  constexpr int B = T::kBlock;
+  typename T::V wv[OB];
+#pragma GCC unroll 8
+  for (int ob = 0; ob < OB; ++ob) wv[ob] = T::Load(w + ob * B);
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) {
+    const typename T::V xv = T::Broadcast(at(j));
+#pragma GCC unroll 8
+    for (int ob = 0; ob < OB; ++ob) acc[ob][j] = T::Fma(wv[ob], xv, acc[ob][j]);
+  }
+}
+
 // A register tile's accumulators at the start: the partial sums in `out`
 // (a later slice of input blocks) or the bias.
 template <class T, int OB, int OW>
@@ -160,22 +186,11 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
   for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
     for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
       for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
-        for (int64_t k = 0; k < lines_per_step && prefetch_lines > 0; ++k, --prefetch_lines) {
-          __builtin_prefetch(prefetch, 0, 2);  // prefetcht1: into L2
-          prefetch += kCacheLine;
-        }
+        PrefetchLines(prefetch, prefetch_lines, lines_per_step);
         int64_t offset = icb * p.in_block_stride + kh * kh_step + kw * kw_step;
 #pragma GCC unroll 4
         for (int64_t ic = 0; ic < channels; ++ic) {
-          V wv[OB];
-#pragma GCC unroll 8
-          for (int ob = 0; ob < OB; ++ob) wv[ob] = T::Load(w + ob * B);
-#pragma GCC unroll 16
-          for (int j = 0; j < OW; ++j) {
-            const V xv = T::Broadcast(x[j] + offset);
-#pragma GCC unroll 8
-            for (int ob = 0; ob < OB; ++ob) acc[ob][j] = T::Fma(wv[ob], xv, acc[ob][j]);
-          }
+          MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x[j] + offset; });
           w += OB * B;
           offset += channel_step;
         }
@@ -266,22 +281,11 @@ __attribute__((noinline)) void ConvTilesPointwise(const NchwcConvParams& p, int6
     InitTile<T, OB, OW>(p, p.bias, out, acc);
     const float* w = p.weights;
     for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
-      for (int64_t k = 0; k < lines_per_step && lines_left > 0; ++k, --lines_left) {
-        __builtin_prefetch(prefetch, 0, 2);  // prefetcht1: into L2
-        prefetch += kCacheLine;
-      }
+      PrefetchLines(prefetch, lines_left, lines_per_step);
       const float* x = p.input + icb * p.in_block_stride + pixel * B;
 #pragma GCC unroll 4
       for (int c = 0; c < B; ++c) {
-        V wv[OB];
-#pragma GCC unroll 8
-        for (int ob = 0; ob < OB; ++ob) wv[ob] = T::Load(w + ob * B);
-#pragma GCC unroll 16
-        for (int j = 0; j < OW; ++j) {
-          const V xv = T::Broadcast(x + j * B + c);
-#pragma GCC unroll 8
-          for (int ob = 0; ob < OB; ++ob) acc[ob][j] = T::Fma(wv[ob], xv, acc[ob][j]);
-        }
+        MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x + j * B + c; });
         w += OB * B;
       }
     }
