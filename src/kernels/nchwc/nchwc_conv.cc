@@ -53,6 +53,14 @@ constexpr int64_t kChunkTiles = 8;
 // Runtime's choice) 131/138/120.
 constexpr int64_t kSliceBytes = 256 * 1024;
 
+// What one operand may take of the 2 MiB L2 and still be there when it is
+// read again. ResNet-50's 1x1/2 downsample (256->512, 56^2 input, 3.2 MB in,
+// 512 KiB of weights) ran at 91 GFLOP/s in tile-group-major order and 110
+// in chunk-major (best median of 3 alternating runs, 1 thread); the
+// stride-1 pointwise 256->128 at 56^2 gained nothing (112 vs 116) and lost
+// at 2 threads (219 vs 201), so only strided convs switch.
+constexpr int64_t kL2ResidentBytes = 1024 * 1024;
+
 // ParallelFor's cost model: ns per multiply-add lane. 0.02 is ~100 GFLOP/s,
 // what the direct kernel reaches on one AVX-512 core with its overheads;
 // depthwise layers are bound by memory, ~0.05 per lane-tap. Estimates
@@ -346,6 +354,16 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const double cost = kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk) *
                       static_cast<double>(cg * taps);
   const NchwcActivation in_registers = InRegisters(activation_);
+  // Units in chunk-major order (every tile group of a pixel chunk, then the
+  // next chunk) when a strided conv's input is too big to stay in L2 across
+  // the tile groups but its weights are not: tile-group-major order re-read
+  // the input once per tile group, half of each line unused.
+  const int64_t group_weight_bytes = obg * per_block * static_cast<int64_t>(sizeof(float));
+  const int64_t group_input_bytes =
+      icbg * rows * cols * lanes * static_cast<int64_t>(sizeof(float));
+  const bool chunk_major = tile_groups > 1 && (g.stride[0] > 1 || g.stride[1] > 1) &&
+                           group_weight_bytes <= kL2ResidentBytes &&
+                           group_input_bytes > kL2ResidentBytes;
 
   threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
     NchwcConvParams p;
@@ -366,10 +384,18 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
     p.activation = in_registers;
     for (int64_t u = begin; u < end; ++u) {
       int64_t rest = u;
-      const int64_t c = rest % chunks;
-      rest /= chunks;
-      const int64_t tg = rest % tile_groups;
-      rest /= tile_groups;
+      int64_t c, tg;
+      if (chunk_major) {
+        tg = rest % tile_groups;
+        rest /= tile_groups;
+        c = rest % chunks;
+        rest /= chunks;
+      } else {
+        c = rest % chunks;
+        rest /= chunks;
+        tg = rest % tile_groups;
+        rest /= tile_groups;
+      }
       const int64_t gi = rest % group_;
       const int64_t n = rest / group_;
       const int64_t first_block = gi * obg + tg * mk.tile_blocks;  // of the whole output
@@ -388,7 +414,8 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       const float* weights = p.weights;
       // The weights read next: this tile group's next slice, else (when the
       // thread's next unit moves on to it) the next tile group's first slice.
-      const bool next_group_follows = u + 1 < end && c == chunks - 1 && tg + 1 < tile_groups;
+      const bool next_group_follows =
+          u + 1 < end && tg + 1 < tile_groups && (chunk_major || c == chunks - 1);
       const int64_t next_first_block = first_block + blocks;
       for (int64_t s0 = 0; s0 < icbg; s0 += slice) {
         p.in_blocks = std::min(slice, icbg - s0);

@@ -177,6 +177,11 @@ std::vector<ConvCase> Cases() {
           A::kSilu),
       WithActivation({"sliced 1x1 + sigmoid", {1, 2000, 1, 1}, {24, 2000, 1, 1}, {}, {}, {}},
                      A::kSigmoid),
+      // Strided convs over inputs above 1 MiB with several tile groups run
+      // their units in chunk-major order (nchwc_conv.cc).
+      WithClip({"chunk-major 1x1/2 + sum + clip", {1, 64, 76, 76}, {160, 64, 1, 1}, {2, 2}, {}, {}},
+               0.0f, 6.0f, /*sum=*/true),
+      {"chunk-major 3x3/2", {1, 48, 80, 80}, {80, 48, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}},
   };
 }
 
