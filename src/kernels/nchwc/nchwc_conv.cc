@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/aligned_buffer.h"
 #include "kernels/fused_activation.h"
@@ -354,6 +355,19 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const double cost = kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk) *
                       static_cast<double>(cg * taps);
   const NchwcActivation in_registers = InRegisters(activation_);
+  // A plain input's step offsets ([kh][kw][ic], NchwcConvParams::step_offsets):
+  // at most 15 channels x the taps, fewer than the packed weights' floats.
+  std::vector<int64_t> step_offsets;
+  if (plain_input_) {
+    step_offsets.reserve(static_cast<size_t>(taps * cpb));
+    for (int64_t kh = 0; kh < kernel_h_; ++kh) {
+      for (int64_t kw = 0; kw < kernel_w_; ++kw) {
+        for (int64_t ic = 0; ic < cpb; ++ic) {
+          step_offsets.push_back(kh * g.dilation[0] * cols + kw * g.dilation[1] + ic * rows * cols);
+        }
+      }
+    }
+  }
   // Units in chunk-major order (every tile group of a pixel chunk, then the
   // next chunk) when a strided conv's input is too big to stay in L2 across
   // the tile groups but its weights are not: tile-group-major order re-read
@@ -382,6 +396,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
     p.out_block_stride = pixels * B;
     p.out_width = g.output[1];
     p.activation = in_registers;
+    p.step_offsets = step_offsets.data();
     for (int64_t u = begin; u < end; ++u) {
       int64_t rest = u;
       int64_t c, tg;

@@ -55,6 +55,9 @@ struct NchwcConvParams {
   // so that first pass over them does not wait on memory.
   const float* prefetch;
   int64_t prefetch_bytes;
+  // A plain input only: the input offset of each multiply-add step, in the
+  // packed weights' order ([kh][kw][ic]), so the tile walks one flat loop.
+  const int64_t* step_offsets;
 };
 
 // Depthwise reads the unpadded input and clips each window to it.

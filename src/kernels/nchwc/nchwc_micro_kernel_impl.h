@@ -163,7 +163,7 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
 // NchwcConvParams::prefetch). Not inlined: inside ConvPixels the compiler
 // ran out of registers and reloaded the pixel pointers from the stack in
 // the inner loop.
-template <class T, int OB, int OW, bool kBlocked, int kChannels>
+template <class T, int OB, int OW, bool kBlocked>
 __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* const* in,
                                         const float* w, const float* bias, float* out,
                                         const float* sum, const char* prefetch,
@@ -175,24 +175,34 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
   const float* x[OW];
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) x[j] = in[j];
-  // Known at compile time for a blocked input and for a plain one with 3
-  // channels (an RGB first layer), so the channel loop unrolls.
-  const int64_t channels = kBlocked ? B : kChannels > 0 ? kChannels : p.channels_per_block;
-  const int64_t channel_step = kBlocked ? 1 : p.in_channel_stride;
-  const int64_t kw_step = p.dilation_w * p.in_col_stride;
-  const int64_t kh_step = p.dilation_h * p.in_row_stride;
-  const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
-  const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
-  for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
-    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
-        PrefetchLines(prefetch, prefetch_lines, lines_per_step);
-        int64_t offset = icb * p.in_block_stride + kh * kh_step + kw * kw_step;
+  if constexpr (!kBlocked) {
+    // A first layer's few channels and taps (an RGB 7x7: 147 steps): one
+    // flat loop over precomputed offsets. Nested kh/kw/channel loops spilled
+    // an accumulator and reloaded strides from the stack in the inner loop.
+    // Its weights (37 KiB for ResNet's stem) need no prefetch.
+    const int64_t steps = p.kernel_h * p.kernel_w * p.channels_per_block;
+#pragma GCC unroll 1
+    for (int64_t s = 0; s < steps; ++s) {
+      const int64_t offset = p.step_offsets[s];
+      MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x[j] + offset; });
+      w += OB * B;
+    }
+  } else {
+    const int64_t kw_step = p.dilation_w * p.in_col_stride;
+    const int64_t kh_step = p.dilation_h * p.in_row_stride;
+    const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
+    const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
+    for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
+      for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+          PrefetchLines(prefetch, prefetch_lines, lines_per_step);
+          int64_t offset = icb * p.in_block_stride + kh * kh_step + kw * kw_step;
 #pragma GCC unroll 4
-        for (int64_t ic = 0; ic < channels; ++ic) {
-          MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x[j] + offset; });
-          w += OB * B;
-          offset += channel_step;
+          for (int ic = 0; ic < B; ++ic) {
+            MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x[j] + offset; });
+            w += OB * B;
+            ++offset;
+          }
         }
       }
     }
@@ -222,7 +232,7 @@ struct PixelCursor {
 
 // Tiles of OW pixels over [pixel, pixel_end), then one narrower tile for
 // the rest; the full tiles share p.prefetch (the narrow one if none).
-template <class T, int OB, int OW, bool kBlocked, int kChannels>
+template <class T, int OB, int OW, bool kBlocked>
 inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_end) {
   constexpr int B = T::kBlock;
   const int64_t full_tiles = (pixel_end - pixel) / OW;
@@ -239,20 +249,20 @@ inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_en
       cursor.Next();
     }
     const int64_t tile_lines = std::min(lines_per_tile, lines_left);
-    ConvTile<T, OB, OW, kBlocked, kChannels>(p, in, p.weights, p.bias, p.output + pixel * B,
-                                             p.sum != nullptr ? p.sum + pixel * B : nullptr,
-                                             prefetch, tile_lines);
+    ConvTile<T, OB, OW, kBlocked>(p, in, p.weights, p.bias, p.output + pixel * B,
+                                  p.sum != nullptr ? p.sum + pixel * B : nullptr, prefetch,
+                                  tile_lines);
     prefetch += tile_lines * kCacheLine;
     lines_left -= tile_lines;
   }
   if constexpr (OW > 1) {
     if (pixel < pixel_end) {
       if (full_tiles == 0) {
-        ConvPixels<T, OB, OW - 1, kBlocked, kChannels>(p, pixel, pixel_end);
+        ConvPixels<T, OB, OW - 1, kBlocked>(p, pixel, pixel_end);
       } else {
         NchwcConvParams rest = p;
         rest.prefetch = nullptr;
-        ConvPixels<T, OB, OW - 1, kBlocked, kChannels>(rest, pixel, pixel_end);
+        ConvPixels<T, OB, OW - 1, kBlocked>(rest, pixel, pixel_end);
       }
     }
   }
@@ -303,45 +313,45 @@ inline void PointwisePixels(const NchwcConvParams& p, int64_t pixel, int64_t pix
     if (pixel < pixel_end) {
       NchwcConvParams rest = p;
       rest.prefetch = nullptr;
-      ConvPixels<T, OB, OW - 1, true, 0>(rest, pixel, pixel_end);
+      ConvPixels<T, OB, OW - 1, true>(rest, pixel, pixel_end);
     }
   }
 }
 
 // Tiles of OB output blocks x T::kTileWidth[OB] pixels; kPointwise
 // (blocked input only) takes PointwisePixels.
-template <class T, int OB, bool kBlocked, int kChannels, bool kPointwise>
+template <class T, int OB, bool kBlocked, bool kPointwise>
 inline void SegmentOf(const NchwcConvParams& p, int64_t pixel_begin, int64_t pixel_end) {
   if constexpr (kPointwise) {
     PointwisePixels<T, OB, T::kTileWidth[OB]>(p, pixel_begin, pixel_end);
   } else {
-    ConvPixels<T, OB, T::kTileWidth[OB], kBlocked, kChannels>(p, pixel_begin, pixel_end);
+    ConvPixels<T, OB, T::kTileWidth[OB], kBlocked>(p, pixel_begin, pixel_end);
   }
 }
 
 // Tiles of `blocks` output blocks use T::kTileWidth[blocks] pixels: fewer
 // blocks leave registers for more pixels, so each weight vector loaded
 // serves more multiply-adds.
-template <class T, bool kBlocked, int kChannels, bool kPointwise = false>
+template <class T, bool kBlocked, bool kPointwise = false>
 void ConvSegment(const NchwcConvParams& p, int64_t blocks, int64_t pixel_begin, int64_t pixel_end) {
   static_assert(T::kTileBlocks >= 1 && T::kTileBlocks <= 4);
   switch (blocks) {
     case 1:
-      SegmentOf<T, 1, kBlocked, kChannels, kPointwise>(p, pixel_begin, pixel_end);
+      SegmentOf<T, 1, kBlocked, kPointwise>(p, pixel_begin, pixel_end);
       break;
     case 2:
       if constexpr (T::kTileBlocks >= 2) {
-        SegmentOf<T, 2, kBlocked, kChannels, kPointwise>(p, pixel_begin, pixel_end);
+        SegmentOf<T, 2, kBlocked, kPointwise>(p, pixel_begin, pixel_end);
       }
       break;
     case 3:
       if constexpr (T::kTileBlocks >= 3) {
-        SegmentOf<T, 3, kBlocked, kChannels, kPointwise>(p, pixel_begin, pixel_end);
+        SegmentOf<T, 3, kBlocked, kPointwise>(p, pixel_begin, pixel_end);
       }
       break;
     default:
       if constexpr (T::kTileBlocks >= 4) {
-        SegmentOf<T, 4, kBlocked, kChannels, kPointwise>(p, pixel_begin, pixel_end);
+        SegmentOf<T, 4, kBlocked, kPointwise>(p, pixel_begin, pixel_end);
       }
       break;
   }
@@ -357,14 +367,12 @@ void ConvSegmentAnyInput(const NchwcConvParams& p, int64_t blocks, int64_t pixel
     const bool pointwise = p.kernel_h == 1 && p.kernel_w == 1 && p.stride_h == 1 &&
                            p.stride_w == 1 && p.in_row_stride == p.out_width * T::kBlock;
     if (pointwise) {
-      ConvSegment<T, true, 0, true>(p, blocks, pixel_begin, pixel_end);
+      ConvSegment<T, true, true>(p, blocks, pixel_begin, pixel_end);
     } else {
-      ConvSegment<T, true, 0>(p, blocks, pixel_begin, pixel_end);
+      ConvSegment<T, true>(p, blocks, pixel_begin, pixel_end);
     }
-  } else if (p.channels_per_block == 3) {
-    ConvSegment<T, false, 3>(p, blocks, pixel_begin, pixel_end);
   } else {
-    ConvSegment<T, false, 0>(p, blocks, pixel_begin, pixel_end);
+    ConvSegment<T, false>(p, blocks, pixel_begin, pixel_end);
   }
 }
 
