@@ -93,24 +93,27 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
   }
   float* out = PaddedScratch(static_cast<size_t>(floats));
   const int64_t row_floats = pcols * lanes;
-  // ~0.5 ns a float copied (memory read and write).
-  threading::ParallelFor(ctx.pool, planes * prows, static_cast<double>(row_floats) * 0.5,
-                         [&](int64_t begin, int64_t end) {
-                           for (int64_t r = begin; r < end; ++r) {
-                             const int64_t plane = r / prows, pr = r % prows;
-                             float* dst = out + r * row_floats;
-                             const int64_t ir = pr - top;
-                             if (ir < 0 || ir >= rows) {
-                               std::fill(dst, dst + row_floats, 0.0f);
-                               continue;
-                             }
-                             const int64_t copy_cols = std::min(cols, pcols - left);
-                             std::fill(dst, dst + left * lanes, 0.0f);
-                             const float* src = x + (plane * rows + ir) * cols * lanes;
-                             std::copy(src, src + copy_cols * lanes, dst + left * lanes);
-                             std::fill(dst + (left + copy_cols) * lanes, dst + row_floats, 0.0f);
-                           }
-                         });
+  // ~0.5 ns a float copied (memory read and write); below
+  // threading::kMinParallelMemoryBytes the caller copies alone: it just
+  // wrote the input, and the conv's own ParallelFor follows at once.
+  const double cost = threading::MemoryBoundCost(floats * static_cast<int64_t>(sizeof(float)),
+                                                 static_cast<double>(row_floats) * 0.5);
+  threading::ParallelFor(ctx.pool, planes * prows, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t plane = r / prows, pr = r % prows;
+      float* dst = out + r * row_floats;
+      const int64_t ir = pr - top;
+      if (ir < 0 || ir >= rows) {
+        std::fill(dst, dst + row_floats, 0.0f);
+        continue;
+      }
+      const int64_t copy_cols = std::min(cols, pcols - left);
+      std::fill(dst, dst + left * lanes, 0.0f);
+      const float* src = x + (plane * rows + ir) * cols * lanes;
+      std::copy(src, src + copy_cols * lanes, dst + left * lanes);
+      std::fill(dst + (left + copy_cols) * lanes, dst + row_floats, 0.0f);
+    }
+  });
   return {out, prows, pcols};
 }
 
