@@ -119,6 +119,25 @@ TEST(ParallelFor, SmallWorkRunsInlineAsOneCall) {
   EXPECT_EQ(ParallelForThreadCount(&pool, 100, 1.0), 1);
 }
 
+// Shards per thread: 4 for short loops, more (up to 16) for long ones, each
+// then near 50 us, so the threads of a loop end close together.
+TEST(ParallelFor, LongLoopsAreCutIntoMoreShards) {
+  ThreadPool pool(Options(1));
+  struct Case {
+    int64_t n;
+    double cost_ns;
+    size_t shards;
+  };
+  // 2 threads: 1 ms in all -> 10 a thread; 100 ms -> capped at 16; 100 us
+  // -> the minimum of 4; 10 units of 1 ms -> one shard each.
+  for (const Case& c : {Case{1000, 1000.0, 20}, Case{1000, 100'000.0, 32}, Case{1000, 100.0, 8},
+                        Case{10, 1'000'000.0, 10}}) {
+    CallLog log;
+    ParallelFor(&pool, c.n, c.cost_ns, [&](int64_t b, int64_t e) { log.Record(b, e); });
+    EXPECT_EQ(log.ranges.size(), c.shards) << "n=" << c.n << " cost=" << c.cost_ns;
+  }
+}
+
 TEST(ParallelFor, NullOrWorkerlessPoolRunsInline) {
   ThreadPool empty(Options(0));
   for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &empty}) {

@@ -43,7 +43,11 @@ float* PaddedScratch(size_t floats) {
 
 // Output pixels one unit of work covers, in register tiles: enough to
 // amortize the unit's start, few enough that two threads get many units.
-constexpr int64_t kChunkTiles = 8;
+// With 8, ResNet-18's 14^2 layer had 16 units of ~100 us, and the two
+// threads finished ~half a unit apart on average; 4 with ParallelFor's finer
+// shards for long loops took ResNet-18 at intra 2 from 1.22-1.24x ONNX
+// Runtime to 1.10x (bench/results/nchwc-2026-12-02c.md).
+constexpr int64_t kChunkTiles = 4;
 
 // The weights of one input slice of a tile group (see RunDirect): well
 // inside L2 (2 MiB on the development machines) with the input rows and
