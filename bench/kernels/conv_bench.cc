@@ -7,13 +7,15 @@
 // measured in the same run (BM_FmaPeak), so "% of peak" is
 // GFLOPS / (threads x peak).
 //
-// LOOM_MAX_ISA caps the ISA as it does for the runtime.
+// LOOM_MAX_ISA caps the ISA as it does for the runtime. LOOM_BENCH_COLD=1
+// makes BM_NchwcConv read weights and input from L3, as inside a model.
 //
 // Before timing, each layer is checked once against ConvReference on a
 // subset of output channels' worth of work; a mismatch skips the layer with
 // an error and makes the binary exit 1.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -67,6 +69,10 @@ const std::vector<Layer>& Layers() {
       {"resnet50.layer2_1x1_256to128", 256, 128, 56, 1, 1, 1},
       {"resnet50.layer2_1x1s2_down_256to512", 256, 512, 56, 1, 2, 1},
       {"resnet50.layer3_1x1_1024to256", 1024, 256, 14, 1, 1, 1},
+      {"regnetx400.block3_1x1_160", 160, 160, 14, 1, 1, 1},
+      {"regnetx400.block3_3x3_g10", 160, 160, 14, 3, 1, 10},
+      {"regnetx400.block4_1x1_400", 400, 400, 7, 1, 1, 1},
+      {"regnetx400.block4_3x3_g25", 400, 400, 7, 3, 1, 25},
   };
   return layers;
 }
@@ -146,6 +152,21 @@ void RunNchwcLayer(benchmark::State& state, const Layer& layer, int threads) {
   const auto pool = MakePool(threads);
   const kernels::KernelContext ctx{pool.get(), isa};
   Tensor y = conv.Run(ctx, xb, nullptr);
+  // LOOM_BENCH_COLD=1: cycle through copies of the layer (weights and
+  // input) totalling over 16 MiB, so each run reads them from L3, as a layer
+  // inside a model does, instead of from a warm L2.
+  std::vector<std::unique_ptr<kernels::PreparedNchwcConv>> copies;
+  std::vector<Tensor> inputs;
+  const char* cold = std::getenv("LOOM_BENCH_COLD");
+  if (cold != nullptr && std::string(cold) == "1") {
+    const int64_t bytes = (w.num_elements() + xb.num_elements()) * 4;
+    const int64_t n = std::max<int64_t>(2, (int64_t{16} << 20) / std::max<int64_t>(bytes, 1));
+    for (int64_t i = 0; i < n; ++i) {
+      copies.push_back(std::make_unique<kernels::PreparedNchwcConv>(attrs, w, &b, isa));
+      inputs.push_back(xb.clone());
+    }
+  }
+  size_t next = 0;
   const double macs = static_cast<double>(y.num_elements() / y.shape().dim(1) / block) *
                       static_cast<double>(layer.out_channels) *
                       static_cast<double>(layer.in_channels / layer.group) *
@@ -161,12 +182,17 @@ void RunNchwcLayer(benchmark::State& state, const Layer& layer, int threads) {
     }
   }
   for (auto _ : state) {
-    y = conv.Run(ctx, xb, nullptr);
+    if (copies.empty()) {
+      y = conv.Run(ctx, xb, nullptr);
+    } else {
+      y = copies[next]->Run(ctx, inputs[next], nullptr);
+      next = (next + 1) % copies.size();
+    }
     benchmark::DoNotOptimize(y.raw_data());
   }
   state.counters["GFLOPS"] =
       benchmark::Counter(2.0 * macs / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(std::string(kernels::IsaName(isa)));
+  state.SetLabel(std::string(kernels::IsaName(isa)) + (copies.empty() ? "" : " cold"));
 }
 
 void RegisterConvBenchmarks() {
