@@ -15,8 +15,11 @@
 //    The LOOM_ name wins over its alias. A call that a variable overrides
 //    still validates its argument, changes nothing and logs a warning.
 //    OMP_NUM_THREADS is only a fallback for the automatic intra-op value.
-//    An invalid value in any of these variables makes the runtime refuse to
+//    An invalid value in a LOOM_ or TF_ variable makes the runtime refuse to
 //    start (and the getters throw) with loom::InvalidArgumentError naming it.
+//    OMP_NUM_THREADS and KMP_BLOCKTIME belong to other libraries: read in
+//    their forms only when they decide a value; an empty one is unset, one
+//    Loom cannot use is ignored with a warning when the runtime starts.
 //  - Getters return the value in force, never 0: automatic values are
 //    resolved exactly as the pools will be sized.
 //  - Settings are open until the runtime starts (loom::start_runtime(), or

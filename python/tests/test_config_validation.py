@@ -210,8 +210,7 @@ def test_invalid_value_in_an_outranked_variable_is_refused_too():
 
 @pytest.mark.parametrize(
     "variable, text",
-    [("OMP_NUM_THREADS", "0"), ("OMP_NUM_THREADS", "2,x"), ("KMP_BLOCKTIME", "infinite"),
-     ("LOOM_SPIN_WAIT_US", "2000000"), ("LOOM_INTRAOP_CPUS", "0-")],
+    [("LOOM_SPIN_WAIT_US", "2000000"), ("LOOM_INTRAOP_CPUS", "0-"), ("LOOM_NUM_DATA_THREADS", "")],
 )
 def test_other_invalid_variables_are_named(variable, text):
     error = catch("loom.start_runtime()", env={variable: text})
@@ -255,3 +254,48 @@ def test_failed_start_creates_no_thread():
         {"LOOM_NUM_INTRAOP_THREADS": "abc"},
     )
     assert out == []
+
+
+# Issue 19: other libraries' variables in the forms NumPy and ONNX Runtime
+# run with never stop Loom; outranked ones are not even read.
+@pytest.mark.parametrize(
+    "env, intra, spin, warning",
+    [
+        ({"OMP_NUM_THREADS": "", "LOOM_NUM_INTRAOP_THREADS": "1"}, (1, "env:LOOM_NUM_INTRAOP_THREADS"), None, None),
+        ({"OMP_NUM_THREADS": "2 ", "LOOM_NUM_INTRAOP_THREADS": "1"}, (1, "env:LOOM_NUM_INTRAOP_THREADS"), None, None),
+        ({"OMP_NUM_THREADS": "0", "LOOM_NUM_INTRAOP_THREADS": "1"}, (1, "env:LOOM_NUM_INTRAOP_THREADS"), None, None),
+        ({"OMP_NUM_THREADS": "1,", "LOOM_NUM_INTRAOP_THREADS": "1"}, (1, "env:LOOM_NUM_INTRAOP_THREADS"), None, None),
+        ({"KMP_BLOCKTIME": "infinite", "LOOM_SPIN_WAIT_US": "20"}, None, (20, "env:LOOM_SPIN_WAIT_US"), None),
+        ({"OMP_NUM_THREADS": "2 "}, (2, "env:OMP_NUM_THREADS"), None, None),
+        ({"OMP_NUM_THREADS": "1,"}, (1, "env:OMP_NUM_THREADS"), None, None),
+        ({"OMP_NUM_THREADS": ""}, (None, "auto"), None, None),
+        ({"OMP_NUM_THREADS": "0"}, (None, "auto"), None, "OMP_NUM_THREADS='0' is ignored"),
+        ({"KMP_BLOCKTIME": "infinite"}, None, (50, "auto"), "KMP_BLOCKTIME='infinite' is ignored"),
+    ],
+)
+def test_other_libraries_variables_never_stop_loom(env, intra, spin, warning):
+    result = run_python(
+        """
+        import json, numpy, loom
+        loom.start_runtime()
+        d = loom.config.threading.describe()
+        out = loom.ops.relu(numpy.array([-1.0, 2.0], numpy.float32))
+        print(json.dumps({"intra": d["intra_op_parallelism_threads"],
+                          "spin": d["spin_wait_us"], "relu": out.tolist()}))
+        """,
+        env,
+    )
+    assert result.returncode == 0, result.stderr
+    import json
+    out = json.loads(result.stdout.splitlines()[-1])
+    assert out["relu"] == [0.0, 2.0]
+    if intra is not None:
+        if intra[0] is not None:
+            assert out["intra"]["value"] == intra[0]
+        assert out["intra"]["source"] == intra[1]
+    if spin is not None:
+        assert out["spin"] == {"value": spin[0], "source": spin[1]}
+    if warning is None:
+        assert "is ignored" not in result.stderr
+    else:
+        assert result.stderr.count(warning) == 1, result.stderr

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "base/parse_number.h"
+#include "base/text.h"
 #include "loom/config.h"
 #include "loom/errors.h"
 #include "platform/cpu_list.h"
@@ -37,22 +38,14 @@ int ParseThreadCountVariable(const std::string& name, const std::string& text) {
   return static_cast<int>(*value);
 }
 
-int ParseOmpNumThreads(const std::string& text) {
-  const std::string first = text.substr(0, text.find(','));
-  auto value = InRange(first, 1, kMaxThreads);
-  // The rest of a nested list must be well-formed too: garbage anywhere in
-  // the variable is refused, not half-read.
-  for (size_t pos = text.find(','); value && pos != std::string::npos;) {
-    const size_t next = text.find(',', pos + 1);
-    if (!InRange(text.substr(pos + 1, next - pos - 1), 1, kMaxThreads)) value = std::nullopt;
-    pos = next;
-  }
-  if (!value) {
-    Invalid("OMP_NUM_THREADS", text,
-            "a positive number of threads up to " + std::to_string(kMaxThreads) +
-                ", or a comma-separated list of them");
-  }
-  return static_cast<int>(*value);
+OtherLibraryValue ReadOmpNumThreads(const std::string& text) {
+  const std::string trimmed(base::Trim(text));
+  if (trimmed.empty()) return {};
+  const std::string first(base::Trim(std::string_view(trimmed).substr(0, trimmed.find(','))));
+  if (auto value = InRange(first, 1, kMaxThreads)) return {static_cast<int>(*value), ""};
+  return {std::nullopt, "OMP_NUM_THREADS='" + text +
+                            "' is ignored: Loom reads a positive number of threads up to " +
+                            std::to_string(kMaxThreads) + " (or a list whose first entry is one)"};
 }
 
 int ParseSpinWaitUs(const std::string& text) {
@@ -63,8 +56,9 @@ int ParseSpinWaitUs(const std::string& text) {
   return static_cast<int>(*value);
 }
 
-int ParseKmpBlocktime(const std::string& text) {
-  std::string number = text;
+OtherLibraryValue ReadKmpBlocktime(const std::string& text) {
+  std::string number(base::Trim(text));
+  if (number.empty()) return {};
   int64_t scale_us = 1000;  // plain numbers are milliseconds
   auto ends_with = [&](const std::string& suffix) {
     return number.size() > suffix.size() &&
@@ -76,13 +70,13 @@ int ParseKmpBlocktime(const std::string& text) {
     number.resize(number.size() - 2);
     scale_us = 1;
   }
-  auto value = InRange(number, 0, kMaxSpinWaitUs / scale_us);
-  if (!value) {
-    Invalid("KMP_BLOCKTIME", text,
-            "milliseconds from 0 to " + std::to_string(kMaxSpinWaitUs / 1000) +
-                " (optionally suffixed 'ms' or 'us'); Loom never spins without bound");
+  if (auto value = InRange(number, 0, kMaxSpinWaitUs / scale_us)) {
+    return {static_cast<int>(*value * scale_us), ""};
   }
-  return static_cast<int>(*value * scale_us);
+  return {std::nullopt, "KMP_BLOCKTIME='" + text +
+                            "' is ignored: Loom reads milliseconds from 0 to " +
+                            std::to_string(kMaxSpinWaitUs / 1000) +
+                            " (optionally suffixed 'ms' or 'us') and never spins without bound"};
 }
 
 std::vector<int> ParseCpuListVariable(const std::string& name, const std::string& text) {

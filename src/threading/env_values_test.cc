@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "loom/errors.h"
 
 namespace loom::threading {
@@ -32,13 +36,31 @@ TEST(EnvValues, ThreadCountRefusesGarbageNamingVariableAndValue) {
 }
 
 TEST(EnvValues, OmpNumThreadsTakesOutermostLevelOfNestedList) {
-  EXPECT_EQ(ParseOmpNumThreads("6"), 6);
-  EXPECT_EQ(ParseOmpNumThreads("4,2,1"), 4);
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, int>>{
+           {"6", 6}, {"4,2,1", 4}, {" 2 ", 2}, {"2 ", 2}, {"1,", 1}, {"3 , 2", 3}, {"4,x", 4}}) {
+    const OtherLibraryValue read = ReadOmpNumThreads(text);
+    ASSERT_TRUE(read.value.has_value()) << "'" << text << "'";
+    EXPECT_EQ(*read.value, expected) << "'" << text << "'";
+    EXPECT_EQ(read.problem, "") << "'" << text << "'";
+  }
 }
 
-TEST(EnvValues, OmpNumThreadsRefusesZeroAndGarbageAnywhere) {
-  for (const char* text : {"0", "", "-1", "4,", "4,x", ",4", "four"}) {
-    ExpectRefused([&] { ParseOmpNumThreads(text); }, "OMP_NUM_THREADS", text);
+TEST(EnvValues, EmptyOtherLibraryVariableCountsAsUnset) {
+  for (const char* text : {"", "  "}) {
+    EXPECT_FALSE(ReadOmpNumThreads(text).value.has_value());
+    EXPECT_EQ(ReadOmpNumThreads(text).problem, "");
+    EXPECT_FALSE(ReadKmpBlocktime(text).value.has_value());
+    EXPECT_EQ(ReadKmpBlocktime(text).problem, "");
+  }
+}
+
+TEST(EnvValues, UnusableOmpNumThreadsIsAProblemNamingItNeverAnError) {
+  for (const char* text : {"0", "-1", ",4", "four", "99999"}) {
+    const OtherLibraryValue read = ReadOmpNumThreads(text);
+    EXPECT_FALSE(read.value.has_value()) << text;
+    EXPECT_NE(read.problem.find("OMP_NUM_THREADS='" + std::string(text) + "' is ignored"),
+              std::string::npos)
+        << read.problem;
   }
 }
 
@@ -50,16 +72,24 @@ TEST(EnvValues, SpinWaitUsIsMicroseconds) {
 }
 
 TEST(EnvValues, KmpBlocktimeIsMillisecondsUnlessSuffixed) {
-  EXPECT_EQ(ParseKmpBlocktime("0"), 0);
-  EXPECT_EQ(ParseKmpBlocktime("200"), 200'000);
-  EXPECT_EQ(ParseKmpBlocktime("5ms"), 5'000);
-  EXPECT_EQ(ParseKmpBlocktime("40us"), 40);
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, int>>{
+           {"0", 0}, {"200", 200'000}, {"5ms", 5'000}, {"40us", 40}, {" 3 ", 3'000}}) {
+    const OtherLibraryValue read = ReadKmpBlocktime(text);
+    ASSERT_TRUE(read.value.has_value()) << "'" << text << "'";
+    EXPECT_EQ(*read.value, expected) << "'" << text << "'";
+  }
 }
 
-TEST(EnvValues, KmpBlocktimeRefusesInfiniteAndGarbage) {
-  for (const char* text : {"infinite", "", "ms", "2s", "1001", "-5", "abc"}) {
-    ExpectRefused([&] { ParseKmpBlocktime(text); }, "KMP_BLOCKTIME", text);
+TEST(EnvValues, UnusableKmpBlocktimeIsAProblemNamingItNeverAnError) {
+  for (const char* text : {"infinite", "ms", "2s", "1001", "-5", "abc"}) {
+    const OtherLibraryValue read = ReadKmpBlocktime(text);
+    EXPECT_FALSE(read.value.has_value()) << text;
+    EXPECT_NE(read.problem.find("KMP_BLOCKTIME='" + std::string(text) + "' is ignored"),
+              std::string::npos)
+        << read.problem;
   }
+  EXPECT_NE(ReadKmpBlocktime("infinite").problem.find("never spins without bound"),
+            std::string::npos);
 }
 
 TEST(EnvValues, CpuListVariableMustBeNonEmptyList) {

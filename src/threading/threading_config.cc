@@ -32,16 +32,16 @@ void ValidateThreadCount(int num_threads, const char* setting) {
   }
 }
 
-// Parses every variable that is set, so an invalid one is refused even when
-// another variable outranks it: a typo must never go unnoticed.
+// Parses every Loom (and TensorFlow alias) variable that is set, so an
+// invalid one is refused even when another variable outranks it: a typo must
+// never go unnoticed. Other libraries' variables (OMP_NUM_THREADS,
+// KMP_BLOCKTIME) are read only where they decide a value, leniently.
 void ValidateEnvironment(const std::map<std::string, std::string>& env) {
   for (const auto& [name, text] : env) {
-    if (name == "OMP_NUM_THREADS") {
-      ParseOmpNumThreads(text);
+    if (name == "OMP_NUM_THREADS" || name == "KMP_BLOCKTIME") {
+      continue;
     } else if (name == "LOOM_SPIN_WAIT_US") {
       ParseSpinWaitUs(text);
-    } else if (name == "KMP_BLOCKTIME") {
-      ParseKmpBlocktime(text);
     } else if (name == "LOOM_INTRAOP_CPUS" || name == "LOOM_INTEROP_CPUS") {
       ParseCpuListVariable(name, text);
     } else {
@@ -94,10 +94,13 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
     r.intra_op_threads = {n == 0 ? usable : n, "env:" + var->first};
   } else if (api.intra_op_threads.value_or(0) > 0) {
     r.intra_op_threads = {*api.intra_op_threads, "api"};
-  } else if (auto omp = FirstSet({"OMP_NUM_THREADS"})) {
-    r.intra_op_threads = {ParseOmpNumThreads(omp->second), "env:OMP_NUM_THREADS"};
   } else {
     r.intra_op_threads = {usable, "auto"};
+    if (auto omp = FirstSet({"OMP_NUM_THREADS"})) {
+      const OtherLibraryValue read = ReadOmpNumThreads(omp->second);
+      if (read.value) r.intra_op_threads = {*read.value, "env:OMP_NUM_THREADS"};
+      if (!read.problem.empty()) r.ignored_variables.push_back(read.problem);
+    }
   }
 
   if (auto var = FirstSet({kInterVars[0], kInterVars[1]})) {
@@ -120,12 +123,20 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
 
   if (auto var = FirstSet({"LOOM_SPIN_WAIT_US"})) {
     r.spin_wait_us = {ParseSpinWaitUs(var->second), "env:LOOM_SPIN_WAIT_US"};
-  } else if (auto kmp = FirstSet({"KMP_BLOCKTIME"})) {
-    r.spin_wait_us = {ParseKmpBlocktime(kmp->second), "env:KMP_BLOCKTIME"};
-  } else if (api.spin_wait_us) {
-    r.spin_wait_us = {*api.spin_wait_us, "api"};
   } else {
-    r.spin_wait_us = {kDefaultSpinWaitUs, "auto"};
+    std::optional<int> kmp_us;
+    if (auto kmp = FirstSet({"KMP_BLOCKTIME"})) {
+      const OtherLibraryValue read = ReadKmpBlocktime(kmp->second);
+      kmp_us = read.value;
+      if (!read.problem.empty()) r.ignored_variables.push_back(read.problem);
+    }
+    if (kmp_us) {
+      r.spin_wait_us = {*kmp_us, "env:KMP_BLOCKTIME"};
+    } else if (api.spin_wait_us) {
+      r.spin_wait_us = {*api.spin_wait_us, "api"};
+    } else {
+      r.spin_wait_us = {kDefaultSpinWaitUs, "auto"};
+    }
   }
 
   auto resolve_cpus = [&](const char* var_name,
@@ -244,6 +255,7 @@ ResolvedThreading ThreadingConfig::Freeze() {
   std::lock_guard lock(mutex_);
   if (frozen_) return *frozen_;
   frozen_ = ResolveLocked(api_);
+  for (const std::string& problem : frozen_->ignored_variables) base::LogWarning(problem);
   const int usable = frozen_->cpu.usable;
   for (const auto& [name, setting] :
        {std::pair{"intra_op_parallelism_threads", frozen_->intra_op_threads},

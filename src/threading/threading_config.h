@@ -33,6 +33,10 @@ struct ResolvedThreading {
   CpuAffinitySetting intra_op_cpus;
   CpuAffinitySetting inter_op_cpus;
   platform::CpuFacts cpu;
+  // Other libraries' variables that decided nothing because Loom cannot use
+  // their values (one sentence each, naming the variable); logged once by
+  // Freeze().
+  std::vector<std::string> ignored_variables;
 };
 
 // Every environment variable the configuration reads, highest rank first

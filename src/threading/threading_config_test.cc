@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/logging.h"
@@ -222,9 +223,9 @@ TEST(Config, OmpNumThreadsLosesToLoomVariable) {
 
 TEST(Config, InvalidEnvValueRefusesToStartNamingVariableAndValue) {
   FakeSystemProbe probe = TwoCpuHost();
-  for (const char* name :
-       {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS", "LOOM_NUM_INTEROP_THREADS",
-        "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS", "LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME"}) {
+  for (const char* name : {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS",
+                           "LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS",
+                           "LOOM_SPIN_WAIT_US"}) {
     for (const char* value : {"abc", "-2", "4x", "", "99999999999999999999"}) {
       ThreadingConfig config(MapEnvironment({{name, value}}), probe);
       std::string message = MessageOf([&] { config.Freeze(); });
@@ -233,6 +234,61 @@ TEST(Config, InvalidEnvValueRefusesToStartNamingVariableAndValue) {
       EXPECT_THROW(config.Resolve(), InvalidArgumentError);
     }
   }
+}
+
+TEST(Config, OtherLibrariesVariablesNeverStopLoomAndWarnOnceWhenTheyDecide) {
+  FakeSystemProbe probe = TwoCpuHost();
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"OMP_NUM_THREADS", "0"}, {"OMP_NUM_THREADS", "abc"}, {"KMP_BLOCKTIME", "infinite"},
+           {"KMP_BLOCKTIME", "-2"}}) {
+    ThreadingConfig config(MapEnvironment({{name, value}}), probe);
+    CapturedWarnings warnings;
+    const ResolvedThreading r = config.Freeze();
+    config.Freeze();
+    EXPECT_EQ(r.intra_op_threads.source, "auto") << name << "=" << value;
+    EXPECT_EQ(r.spin_wait_us.source, "auto") << name << "=" << value;
+    ASSERT_EQ(warnings.lines.size(), 1u) << name << "=" << value;
+    EXPECT_NE(warnings.lines[0].find(name + "='" + value + "' is ignored"), std::string::npos)
+        << warnings.lines[0];
+  }
+}
+
+TEST(Config, OutrankedOtherLibraryVariablesAreNotConsulted) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"OMP_NUM_THREADS", "1,"},
+                                         {"LOOM_NUM_INTRAOP_THREADS", "2"},
+                                         {"KMP_BLOCKTIME", "infinite"},
+                                         {"LOOM_SPIN_WAIT_US", "10"}}),
+                         probe);
+  CapturedWarnings warnings;
+  const ResolvedThreading r = config.Freeze();
+  EXPECT_EQ(r.intra_op_threads.value, 2);
+  EXPECT_EQ(r.spin_wait_us.value, 10);
+  EXPECT_TRUE(warnings.lines.empty());
+  ThreadingConfig by_api(MapEnvironment({{"OMP_NUM_THREADS", "0"}}), probe);
+  by_api.SetIntraOpThreads(1);
+  EXPECT_EQ(by_api.Freeze().intra_op_threads.source, "api");
+  EXPECT_TRUE(warnings.lines.empty());
+}
+
+TEST(Config, UnusableKmpBlocktimeFallsBackToTheApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"KMP_BLOCKTIME", "infinite"}}), probe);
+  CapturedWarnings warnings;
+  config.SetSpinWaitUs(7);
+  EXPECT_EQ(config.Freeze().spin_wait_us.value, 7);
+  EXPECT_EQ(config.Freeze().spin_wait_us.source, "api");
+}
+
+TEST(Config, EmptyOtherLibraryVariablesCountAsUnset) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"OMP_NUM_THREADS", ""}, {"KMP_BLOCKTIME", " "}}),
+                         probe);
+  CapturedWarnings warnings;
+  const ResolvedThreading r = config.Freeze();
+  EXPECT_EQ(r.intra_op_threads.source, "auto");
+  EXPECT_EQ(r.spin_wait_us.source, "auto");
+  EXPECT_TRUE(warnings.lines.empty());
 }
 
 TEST(Config, InvalidVariableIsRefusedEvenWhenOutranked) {

@@ -154,14 +154,26 @@ TEST(CliThreads, InvalidEnvironmentValueIsOneLineErrorAndNonZeroExit) {
            {"LOOM_NUM_INTRAOP_THREADS", "abc"},
            {"LOOM_NUM_INTEROP_THREADS", "-2"},
            {"TF_NUM_INTRAOP_THREADS", "4x"},
-           {"OMP_NUM_THREADS", ""},
-           {"LOOM_SPIN_WAIT_US", "99999999999999999999"},
-           {"KMP_BLOCKTIME", "infinite"}}) {
+           {"LOOM_NUM_INTRAOP_THREADS", ""},
+           {"LOOM_SPIN_WAIT_US", "99999999999999999999"}}) {
     ProcessResult r = RunLoom({"threads"}, {{name, value}});
     EXPECT_EQ(r.exit_code, 1) << name;
     EXPECT_EQ(CountLines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find(name + "='" + value + "'"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "") << "nothing printed as if it had started";
+  }
+}
+
+TEST(CliThreads, UnusableOtherLibraryVariableIsOneWarningNotAnError) {
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"OMP_NUM_THREADS", "0"}, {"KMP_BLOCKTIME", "infinite"}}) {
+    ProcessResult r = RunLoom({"threads", "--json"}, {{name, value}});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_EQ(CountLines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(name + "='" + value + "' is ignored"), std::string::npos) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "auto");
+    EXPECT_EQ(j["spin_wait_us"]["source"], "auto");
   }
 }
 
