@@ -12,6 +12,7 @@
 //      LOOM_NUM_DATA_THREADS    (no alias: tf.data has no such variable)
 //      LOOM_SPIN_WAIT_US        (alias KMP_BLOCKTIME, in milliseconds)
 //      LOOM_INTRAOP_CPUS, LOOM_INTEROP_CPUS (CPU lists such as "0-3,6")
+//      LOOM_CPU_BUDGET          (no alias: no peer has a process budget)
 //    The LOOM_ name wins over its alias. A call that a variable overrides
 //    still validates its argument, changes nothing and logs a warning.
 //    OMP_NUM_THREADS is only a fallback for the automatic intra-op value.
@@ -65,6 +66,18 @@ int get_data_pipeline_threads();
 // blocks, in microseconds. 0 blocks at once: the good-neighbour setting.
 void set_spin_wait_us(int microseconds);
 int get_spin_wait_us();
+
+// The process's CPU budget: at most this many threads run Loom work at any
+// moment — intra-op helpers, inter-op runners, data-pipeline workers and
+// application threads inside a session run or an eager op together — however
+// many application threads call Loom and however many pools exist. Threads
+// without a token wait (blocked) or leave their share of the work to a
+// thread that holds one; waiting callers are served in arrival order.
+// Environment variable LOOM_CPU_BUDGET outranks it; automatic (0) = the
+// usable CPUs (affinity mask and cgroup quota), so by default Loom never
+// puts more threads to work than the container has CPUs.
+void set_cpu_budget(int tokens);
+int get_cpu_budget();
 
 // Pins the pool's workers (worker i to cpus[i % size]); empty = no pinning.
 // Every CPU must be in the process's affinity mask, else
@@ -129,6 +142,11 @@ struct Description {
   Setting inter_op_parallelism_threads;
   Setting data_pipeline_threads;
   Setting spin_wait_us;
+  Setting cpu_budget;
+  // Tokens of the CPU budget held and threads waiting for one, right now (0
+  // until the runtime starts).
+  int cpu_budget_in_use = 0;
+  int cpu_budget_waiting = 0;
   CpuAffinitySetting intra_op_cpu_affinity;
   CpuAffinitySetting inter_op_cpu_affinity;
   CpuDescription cpu;

@@ -58,6 +58,11 @@ void BindConfig(nb::module_& m) {
         "How long an idle worker spins before it blocks; 0 blocks at once (the good-neighbour "
         "setting).");
   t.def("get_spin_wait_us", &threading::get_spin_wait_us);
+  t.def("set_cpu_budget", WarningSetter(threading::set_cpu_budget), nb::arg("tokens"),
+        "The process's CPU budget: at most this many threads run Loom work at once (intra-op "
+        "helpers, inter-op runners, data workers and the threads calling run() or an op, "
+        "together). 0 = automatic (the usable CPUs). LOOM_CPU_BUDGET outranks it.");
+  t.def("get_cpu_budget", &threading::get_cpu_budget, "The CPU budget in force (never 0).");
   t.def("set_intra_op_cpu_affinity", WarningCpuSetter(threading::set_intra_op_cpu_affinity),
         nb::arg("cpus"), "Pins intra-op worker i to cpus[i % len(cpus)]; [] = not pinned.");
   t.def("get_intra_op_cpu_affinity", &threading::get_intra_op_cpu_affinity);

@@ -11,17 +11,26 @@
 // a thread that is computing, and waits cannot form a cycle (see
 // async_stage.h).
 //
+// A pipeline token also carries a token of the process's CPU budget
+// (threading/cpu_budget.h) when the thread holds none yet: taken after the
+// pipeline's, given back with it. Its waits follow the same rule (given back
+// for waits, taken only by threads holding none), so the argument above
+// covers both.
+//
 // Thread-safe.
 #pragma once
 
 #include <condition_variable>
 #include <mutex>
 
+#include "threading/cpu_budget.h"
+
 namespace loom::data::internal {
 
 class CpuBudget {
  public:
-  explicit CpuBudget(int tokens);
+  // `process`: the process's budget, or null.
+  explicit CpuBudget(int tokens, threading::CpuBudget* process = nullptr);
 
   int tokens() const { return tokens_; }
 
@@ -42,9 +51,11 @@ class CpuBudget {
   void Cancel();
 
  private:
-  void MarkHeld();
+  void MarkHeld(bool took_process_token);
+  void GiveBack();
 
   const int tokens_;
+  threading::CpuBudget* const process_;
   std::mutex mutex_;
   std::condition_variable available_;
   int free_;

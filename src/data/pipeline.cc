@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
+#include "threading/thread_pool.h"
+
 namespace loom::data::internal {
 
 PipelineContext::PipelineContext(threading::ThreadPool* pool, const Options& options)
-    : pool_(pool), options_(options), budget_(options.cpu_budget) {}
+    : pool_(pool), options_(options), budget_(options.cpu_budget, pool->cpu_budget()) {}
 
 void PipelineContext::Cancel() {
   cancelled_.store(true, std::memory_order_release);

@@ -8,6 +8,8 @@
 #include "loom/errors.h"
 #include "loom/ops.h"
 #include "ops/eager_context.h"
+#include "threading/cpu_budget.h"
+#include "threading/thread_pool.h"
 
 namespace loom::ops {
 namespace {
@@ -69,6 +71,9 @@ std::vector<Tensor> run_optional(std::string_view op, const std::vector<const Te
   if (first != nullptr && (registration->dtypes & kernels::DTypeBit(first->dtype())) == 0) {
     kernels::LookupKernel(op, first->dtype());  // throws, naming the dtypes
   }
+  // The op computes under a token of the process's CPU budget.
+  const threading::CpuBudgetScope token(ctx.pool != nullptr ? ctx.pool->cpu_budget() : nullptr,
+                                        threading::CpuBudgetScope::Mode::kWait);
   return kernels::RunKernel(*registration, ctx, ToKernelAttributes(attributes),
                             kernels::KernelInputs(inputs.data(), inputs.size()));
 }

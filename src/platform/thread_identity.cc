@@ -41,6 +41,15 @@ bool ExcludeCpuFromThread(int tid, int cpu, cpu_set_t* saved) {
   return sched_setaffinity(tid, sizeof(narrowed), &narrowed) == 0;
 }
 
+bool SteerThreadToCpu(int tid, int cpu, cpu_set_t* saved) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+  if (sched_getaffinity(tid, sizeof(*saved), saved) != 0 || !CPU_ISSET(cpu, saved)) return false;
+  cpu_set_t only;
+  CPU_ZERO(&only);
+  CPU_SET(cpu, &only);
+  return sched_setaffinity(tid, sizeof(only), &only) == 0;
+}
+
 void RestoreCurrentThreadAffinity(const cpu_set_t& mask) {
   sched_setaffinity(0, sizeof(mask), &mask);
 }

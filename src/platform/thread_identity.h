@@ -21,6 +21,11 @@ void PinCurrentThread(const std::vector<int>& cpus);
 // mask, it is the only CPU there, or the kernel refuses.
 bool ExcludeCpuFromThread(int tid, int cpu, cpu_set_t* saved);
 
+// Narrows thread `tid`'s affinity mask to `cpu` alone, saving the mask it had
+// in `saved`. Returns false, changing nothing, if `cpu` is not in the mask or
+// the kernel refuses.
+bool SteerThreadToCpu(int tid, int cpu, cpu_set_t* saved);
+
 // Sets the calling thread's affinity mask back to `mask` (best effort).
 void RestoreCurrentThreadAffinity(const cpu_set_t& mask);
 

@@ -15,6 +15,7 @@
 
 #include "loom/errors.h"
 #include "tensor/tensor_allocator.h"
+#include "threading/cpu_budget.h"
 #include "threading/thread_pool.h"
 
 namespace loom::runtime {
@@ -167,6 +168,12 @@ std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
     // Block, never spin: on a busy machine the CPU is better spent by the
     // threads running nodes. Wake up for the deadline, and poll a
     // cancellation token (it has no way to notify us) every millisecond.
+    // The CPU-budget token goes back for the wait (a runner may need it) and
+    // is taken again without the lock: token holders may need the lock to
+    // finish their nodes.
+    threading::CpuBudget* budget = resources_.cpu_budget;
+    const bool had_token = budget != nullptr && budget->HeldByThisThread();
+    if (had_token) budget->Release();
     auto wake_at = Clock::time_point::max();
     if (deadline_) wake_at = *deadline_;
     if (cancellation_) wake_at = std::min(wake_at, Clock::now() + std::chrono::milliseconds(1));
@@ -176,6 +183,11 @@ std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
       caller_wakeup_.wait_until(lock, wake_at);
     }
     caller_waiting_ = false;
+    if (had_token) {
+      lock.unlock();
+      budget->Acquire();
+      lock.lock();
+    }
     if (std::exception_ptr interruption = Interruption()) {
       lock.unlock();
       Stop(interruption);
@@ -221,7 +233,13 @@ void Step::RunNodes(int node) {
 }
 
 void Step::RunAsHelper() {
-  RunNodes(-1);
+  {
+    // Without a token of the CPU budget the caller (which has one) runs the
+    // queued nodes instead.
+    const threading::CpuBudgetScope token(resources_.cpu_budget,
+                                          threading::CpuBudgetScope::Mode::kTry);
+    if (token.held()) RunNodes(-1);
+  }
   std::lock_guard lock(mutex_);
   --helpers_;
   if (caller_waiting_) caller_wakeup_.notify_one();
@@ -385,7 +403,11 @@ void Step::OfferWorkLocked(int node) {
   // usable CPUs they would only take turns (and spin) on the same cores.
   const bool cpus_left = !resources_.respect_cpu_budget ||
                          (runners + 1) * resources_.intra_op_threads <= resources_.usable_cpus;
-  if (!below_inter_limit || !cpus_left || resources_.inter_op_pool == nullptr) return;
+  const bool token_free =
+      resources_.cpu_budget == nullptr || resources_.cpu_budget->HelperCouldRun();
+  if (!below_inter_limit || !cpus_left || !token_free || resources_.inter_op_pool == nullptr) {
+    return;
+  }
   ++helpers_;
   resources_.inter_op_pool->Schedule([self = shared_from_this()] { self->RunAsHelper(); });
 }

@@ -31,8 +31,9 @@
 #include "runtime/execution_plan.h"
 
 namespace loom::threading {
+class CpuBudget;
 class ThreadPool;
-}
+}  // namespace loom::threading
 
 namespace loom::runtime {
 
@@ -50,6 +51,10 @@ struct ExecutorResources {
   int inter_op_threads = 1;
   int usable_cpus = 1;
   std::shared_ptr<BufferPool> buffers;
+  // The process's CPU budget (threading/cpu_budget.h), or null: inter-op
+  // runners run nodes only with a token of it; the caller gives its token
+  // back while it waits for them.
+  threading::CpuBudget* cpu_budget = nullptr;
   // The rule's two knobs, variable so bench/runtime can measure the choice.
   int64_t hand_off_min_cost_ns = kHandOffMinCostNs;
   bool respect_cpu_budget = true;

@@ -36,14 +36,16 @@ std::unique_ptr<threading::Runtime> MakePrivateRuntime(const SessionOptions& opt
     throw InvalidArgumentError("SessionOptions: thread counts must be at most " +
                                std::to_string(config::threading::kMaxThreads));
   }
-  threading::ResolvedThreading settings = threading::GlobalRuntime().settings();
+  threading::Runtime& global = threading::GlobalRuntime();
+  threading::ResolvedThreading settings = global.settings();
   const int usable = settings.cpu.usable;
   settings.intra_op_threads = {options.intra_op_threads > 0 ? options.intra_op_threads : usable,
                                options.intra_op_threads > 0 ? "session" : "auto"};
   settings.inter_op_threads = {options.inter_op_threads > 0 ? options.inter_op_threads
                                                             : threading::AutoInterOpThreads(usable),
                                options.inter_op_threads > 0 ? "session" : "auto"};
-  return std::make_unique<threading::Runtime>(settings);
+  // The process's CPU budget covers private pools too.
+  return std::make_unique<threading::Runtime>(settings, global.cpu_budget());
 }
 
 }  // namespace
@@ -99,6 +101,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
   impl_->resources.intra_op_threads = settings.intra_op_threads.value;
   impl_->resources.inter_op_threads = settings.inter_op_threads.value;
   impl_->resources.usable_cpus = settings.cpu.usable;
+  impl_->resources.cpu_budget = impl_->runtime->cpu_budget();
   impl_->resources.buffers = std::make_shared<runtime::BufferPool>(kMaxCachedBytes);
   impl_->default_fetches = impl_->plan->output_slots();
 }
@@ -117,6 +120,10 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& feeds,
   // loom.data map function): then spinning would only take CPU from the
   // threads doing the work.
   threading::ThreadPool* intra = impl_->resources.intra_op_pool;
+  // The run computes under a token of the process's CPU budget (waiting
+  // for one, in arrival order, when other threads hold them all).
+  const threading::CpuBudgetScope token(impl_->resources.cpu_budget,
+                                        threading::CpuBudgetScope::Mode::kWait);
   const threading::ThreadPool::SpinScope spin(threading::MaxParallelism(intra) > 1 ? intra
                                                                                    : nullptr);
   return runtime::ExecuteStep(impl_->plan, impl_->resources, std::move(fed), fetch_slots, options,

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/config.h"
@@ -119,6 +120,13 @@ TEST(Session, PrivatePoolsAreCreatedAndJoinedWithTheSession) {
     EXPECT_EQ(CountThreadsNamed("loom-intra-"), intra_before + 2);
     EXPECT_EQ(CountThreadsNamed("loom-inter-"), inter_before + 2);
     session.run({{"x", Tensor(DType::kFloat32, {4})}});
+  }
+  // A joined thread can stay listed in /proc/self/task for a moment after
+  // pthread_join returns (the kernel reaps it asynchronously).
+  for (int i = 0; i < 1000 && (CountThreadsNamed("loom-intra-") != intra_before ||
+                               CountThreadsNamed("loom-inter-") != inter_before);
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_EQ(CountThreadsNamed("loom-intra-"), intra_before);
   EXPECT_EQ(CountThreadsNamed("loom-inter-"), inter_before);

@@ -34,6 +34,9 @@ int get_data_pipeline_threads() {
 void set_spin_wait_us(int microseconds) { GlobalThreadingConfig().SetSpinWaitUs(microseconds); }
 int get_spin_wait_us() { return GlobalThreadingConfig().Resolve().spin_wait_us.value; }
 
+void set_cpu_budget(int tokens) { GlobalThreadingConfig().SetCpuBudget(tokens); }
+int get_cpu_budget() { return GlobalThreadingConfig().Resolve().cpu_budget.value; }
+
 void set_intra_op_cpu_affinity(const std::vector<int>& cpus) {
   GlobalThreadingConfig().SetIntraOpCpus(cpus);
 }
@@ -54,6 +57,7 @@ Description describe() {
   d.inter_op_parallelism_threads = r.inter_op_threads;
   d.data_pipeline_threads = r.data_pipeline_threads;
   d.spin_wait_us = r.spin_wait_us;
+  d.cpu_budget = r.cpu_budget;
   d.intra_op_cpu_affinity = r.intra_op_cpus;
   d.inter_op_cpu_affinity = r.inter_op_cpus;
   d.cpu = {.logical = r.cpu.logical,
@@ -66,6 +70,8 @@ Description describe() {
   if (auto* runtime = loom::threading::GlobalRuntimeIfStarted()) {
     d.runtime_started = true;
     d.threads = runtime->threads();
+    d.cpu_budget_in_use = runtime->cpu_budget()->in_use();
+    d.cpu_budget_waiting = runtime->cpu_budget()->waiting();
   }
   d.data_pipelines = loom::threading::DescribeLivePipelines();
   return d;
@@ -102,6 +108,11 @@ std::string Description::to_json() const {
       {"inter_op_parallelism_threads", setting(inter_op_parallelism_threads)},
       {"data_pipeline_threads", setting(data_pipeline_threads)},
       {"spin_wait_us", setting(spin_wait_us)},
+      {"cpu_budget",
+       {{"value", cpu_budget.value},
+        {"source", cpu_budget.source},
+        {"in_use", cpu_budget_in_use},
+        {"waiting", cpu_budget_waiting}}},
       {"intra_op_cpu_affinity", affinity(intra_op_cpu_affinity)},
       {"inter_op_cpu_affinity", affinity(inter_op_cpu_affinity)},
       {"cpu",

@@ -28,6 +28,7 @@ constexpr double kTargetShardNs = 50'000;
 // no shard left and only drops its reference.
 struct Job {
   const RangeFn* fn = nullptr;  // valid while some shard is unfinished
+  CpuBudget* budget = nullptr;  // the pool's; helpers take a token of it
   int64_t n = 0;
   int64_t num_shards = 0;
   std::atomic<int64_t> next_shard{0};
@@ -46,6 +47,10 @@ struct Job {
   // Claims and runs shards until none is left. Returns when this thread can
   // no longer help, not when the job is done.
   void RunShards() {
+    // A helper without a token of the CPU budget leaves the shards to the
+    // caller, which holds one and finishes them all if nobody helps.
+    CpuBudgetScope token(budget, CpuBudgetScope::Mode::kTry);
+    if (!token.held()) return;
     while (true) {
       const int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
       if (shard >= num_shards) return;
@@ -137,18 +142,25 @@ int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_un
 void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const RangeFn& fn) {
   if (n <= 0) return;
   const int threads = ParallelForThreadCount(pool, n, cost_per_unit_ns);
-  if (threads <= 1) {
+  // The caller computes under a token (its own if it holds one already).
+  CpuBudget* budget = pool != nullptr ? pool->cpu_budget() : nullptr;
+  CpuBudgetScope token(threads > 1 ? budget : nullptr, CpuBudgetScope::Mode::kWait);
+  if (threads <= 1 || (budget != nullptr && !budget->HelperCouldRun())) {
     fn(0, n);
     return;
   }
   auto job = std::make_shared<Job>();
   job->fn = &fn;
+  job->budget = budget;
   job->n = n;
   job->num_shards = std::min<int64_t>(n, threads * ShardsPerThread(threads, n, cost_per_unit_ns));
   job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
   const double total_cost_ns = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
+  // Helpers beyond the free tokens would only find none.
+  const int helpers =
+      budget == nullptr ? threads - 1 : std::min(threads - 1, budget->tokens() - budget->in_use());
   pool->ScheduleHelpers(
-      threads - 1, [job] { job->RunShards(); },
+      helpers, [job] { job->RunShards(); },
       total_cost_ns >= kWakeAwayMinCostNs ? WakePlacement::kAwayFromWaker : WakePlacement::kAnyCpu);
   job->RunShards();
   job->WaitUntilFinished(pool->spin_wait_us());

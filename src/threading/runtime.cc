@@ -8,8 +8,9 @@ namespace loom::threading {
 namespace {
 
 ThreadPoolOptions PoolOptions(const char* name, int workers, const ResolvedThreading& settings,
-                              const std::vector<int>& cpus) {
+                              const std::vector<int>& cpus, CpuBudget* budget) {
   ThreadPoolOptions options;
+  options.cpu_budget = budget;
   options.name = name;
   options.num_threads = workers;
   options.spin_wait_us = settings.spin_wait_us.value;
@@ -28,19 +29,24 @@ std::atomic<Runtime*> global_runtime{nullptr};
 
 }  // namespace
 
-Runtime::Runtime(const ResolvedThreading& settings)
+Runtime::Runtime(const ResolvedThreading& settings, CpuBudget* shared_budget)
     : settings_(settings),
+      own_budget_(shared_budget == nullptr ? std::make_unique<CpuBudget>(settings.cpu_budget.value)
+                                           : nullptr),
+      budget_(shared_budget != nullptr ? shared_budget : own_budget_.get()),
       intra_(std::make_unique<ThreadPool>(PoolOptions("intra", settings.intra_op_threads.value - 1,
-                                                      settings, settings.intra_op_cpus.cpus))),
+                                                      settings, settings.intra_op_cpus.cpus,
+                                                      budget_))),
       inter_(std::make_unique<ThreadPool>(PoolOptions("inter", settings.inter_op_threads.value,
-                                                      settings, settings.inter_op_cpus.cpus))) {}
+                                                      settings, settings.inter_op_cpus.cpus,
+                                                      budget_))) {}
 
 ThreadPool* Runtime::data_pool() {
   std::lock_guard lock(data_mutex_);
   if (!data_) {
     // Not pinned: the data pool has no CPU-list setting (yet).
     data_ = std::make_unique<ThreadPool>(
-        PoolOptions("data", settings_.data_pipeline_threads.value, settings_, {}));
+        PoolOptions("data", settings_.data_pipeline_threads.value, settings_, {}, budget_));
   }
   return data_.get();
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "loom/config.h"
+#include "threading/cpu_budget.h"
 #include "threading/thread_pool.h"
 #include "threading/threading_config.h"
 
@@ -27,9 +28,15 @@ namespace loom::threading {
 
 class Runtime {
  public:
-  // Creates both pools. Throws loom::RuntimeError if pinning fails.
-  explicit Runtime(const ResolvedThreading& settings);
+  // Creates both pools. Throws loom::RuntimeError if pinning fails. The
+  // pools take part in `shared_budget` when given (a session's private
+  // runtime shares the process's), else in a budget of their own of
+  // settings.cpu_budget tokens.
+  explicit Runtime(const ResolvedThreading& settings, CpuBudget* shared_budget = nullptr);
 
+  // The process's CPU budget (settings().cpu_budget tokens); every pool of
+  // this runtime takes part in it.
+  CpuBudget* cpu_budget() { return budget_; }
   ThreadPool* intra_op_pool() { return intra_.get(); }
   ThreadPool* inter_op_pool() { return inter_.get(); }
   // Creates the data pool on the first call. Thread-safe.
@@ -41,6 +48,8 @@ class Runtime {
 
  private:
   ResolvedThreading settings_;
+  std::unique_ptr<CpuBudget> own_budget_;  // before the pools, which use it
+  CpuBudget* budget_;
   std::unique_ptr<ThreadPool> intra_;
   std::unique_ptr<ThreadPool> inter_;
   mutable std::mutex data_mutex_;

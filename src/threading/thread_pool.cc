@@ -257,6 +257,12 @@ void ThreadPool::WorkerMain(int index) {
                 spin_linger_until_ns_.load(std::memory_order_relaxed)) {
           break;
         }
+        // No token for this worker: spinning would take a CPU the budget
+        // gives to a token holder. Work offered later wakes it (ParallelFor
+        // and the executor offer work only while a token is free).
+        if (!found && options_.cpu_budget != nullptr && !options_.cpu_budget->HelperCouldRun()) {
+          break;
+        }
         // When threads outnumber CPUs, a spinning worker may hold the CPU a
         // working thread is waiting for; yielding (~0.3 µs when nobody
         // waits) hands it over. Without it, bench/threading/inter_op_bench

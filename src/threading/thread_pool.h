@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "threading/cpu_budget.h"
 #include "threading/task_queue.h"
 
 namespace loom::threading {
@@ -39,6 +40,10 @@ struct ThreadPoolOptions {
   // When non-empty, worker i is pinned to cpus[i % cpus.size()]. Validate
   // against the affinity mask before getting here (ThreadingConfig does).
   std::vector<int> cpus;
+  // The process's CPU budget (cpu_budget.h), or null. Idle workers stop
+  // spinning while no token is free for them: a worker that could not take
+  // part would only burn a CPU the budget gives to someone else.
+  CpuBudget* cpu_budget = nullptr;
 };
 
 struct WorkerInfo {
@@ -113,6 +118,7 @@ class ThreadPool {
 
   int num_threads() const { return static_cast<int>(workers_.size()); }
   int spin_wait_us() const { return options_.spin_wait_us; }
+  CpuBudget* cpu_budget() const { return options_.cpu_budget; }
   const std::string& name() const { return options_.name; }
 
   // Index of the calling thread among this pool's workers, or -1.

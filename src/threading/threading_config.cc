@@ -17,8 +17,10 @@ constexpr const char* kIntraVars[] = {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAO
 constexpr const char* kInterVars[] = {"LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS"};
 // tf.data has no variable for its pool, so there is no TF_ alias here.
 constexpr const char* kDataVar = "LOOM_NUM_DATA_THREADS";
+constexpr const char* kBudgetVar = "LOOM_CPU_BUDGET";
 constexpr const char* kOtherVars[] = {kDataVar,        "OMP_NUM_THREADS",   "LOOM_SPIN_WAIT_US",
-                                      "KMP_BLOCKTIME", "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS"};
+                                      "KMP_BLOCKTIME", "LOOM_INTRAOP_CPUS", "LOOM_INTEROP_CPUS",
+                                      kBudgetVar};
 
 void ValidateThreadCount(int num_threads, const char* setting) {
   if (num_threads < 0) {
@@ -119,6 +121,15 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
     r.data_pipeline_threads = {*api.data_pipeline_threads, "api"};
   } else {
     r.data_pipeline_threads = {std::max(usable, 1), "auto"};
+  }
+
+  if (auto var = FirstSet({kBudgetVar})) {
+    const int n = ParseThreadCountVariable(var->first, var->second);
+    r.cpu_budget = {n == 0 ? std::max(usable, 1) : n, "env:" + var->first};
+  } else if (api.cpu_budget.value_or(0) > 0) {
+    r.cpu_budget = {*api.cpu_budget, "api"};
+  } else {
+    r.cpu_budget = {std::max(usable, 1), "auto"};
   }
 
   if (auto var = FirstSet({"LOOM_SPIN_WAIT_US"})) {
@@ -225,6 +236,14 @@ void ThreadingConfig::SetSpinWaitUs(int microseconds) {
   Update([&](ApiValues& api) { api.spin_wait_us = microseconds; },
          [](const ResolvedThreading& r) { return r.spin_wait_us.value; },
          "Spin wait cannot be modified after initialization.");
+}
+
+void ThreadingConfig::SetCpuBudget(int tokens) {
+  ValidateThreadCount(tokens, "cpu_budget");
+  WarnIfOverridden({kBudgetVar}, "set_cpu_budget(" + std::to_string(tokens) + ")");
+  Update([&](ApiValues& api) { api.cpu_budget = tokens; },
+         [](const ResolvedThreading& r) { return r.cpu_budget.value; },
+         "The CPU budget cannot be modified after initialization.");
 }
 
 void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus) {

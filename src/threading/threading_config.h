@@ -30,6 +30,7 @@ struct ResolvedThreading {
   Setting inter_op_threads;
   Setting data_pipeline_threads;
   Setting spin_wait_us;
+  Setting cpu_budget;
   CpuAffinitySetting intra_op_cpus;
   CpuAffinitySetting inter_op_cpus;
   platform::CpuFacts cpu;
@@ -60,6 +61,7 @@ class ThreadingConfig {
   void SetInterOpThreads(int num_threads);
   void SetDataPipelineThreads(int num_threads);
   void SetSpinWaitUs(int microseconds);
+  void SetCpuBudget(int tokens);
   void SetIntraOpCpus(const std::vector<int>& cpus);
   void SetInterOpCpus(const std::vector<int>& cpus);
 
@@ -81,6 +83,7 @@ class ThreadingConfig {
     std::optional<int> inter_op_threads;
     std::optional<int> data_pipeline_threads;
     std::optional<int> spin_wait_us;
+    std::optional<int> cpu_budget;
     std::optional<std::vector<int>> intra_op_cpus;
     std::optional<std::vector<int>> inter_op_cpus;
   };

@@ -223,9 +223,9 @@ TEST(Config, OmpNumThreadsLosesToLoomVariable) {
 
 TEST(Config, InvalidEnvValueRefusesToStartNamingVariableAndValue) {
   FakeSystemProbe probe = TwoCpuHost();
-  for (const char* name : {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS",
-                           "LOOM_NUM_INTEROP_THREADS", "TF_NUM_INTEROP_THREADS",
-                           "LOOM_SPIN_WAIT_US"}) {
+  for (const char* name :
+       {"LOOM_NUM_INTRAOP_THREADS", "TF_NUM_INTRAOP_THREADS", "LOOM_NUM_INTEROP_THREADS",
+        "TF_NUM_INTEROP_THREADS", "LOOM_SPIN_WAIT_US"}) {
     for (const char* value : {"abc", "-2", "4x", "", "99999999999999999999"}) {
       ThreadingConfig config(MapEnvironment({{name, value}}), probe);
       std::string message = MessageOf([&] { config.Freeze(); });
@@ -238,9 +238,11 @@ TEST(Config, InvalidEnvValueRefusesToStartNamingVariableAndValue) {
 
 TEST(Config, OtherLibrariesVariablesNeverStopLoomAndWarnOnceWhenTheyDecide) {
   FakeSystemProbe probe = TwoCpuHost();
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"OMP_NUM_THREADS", "0"}, {"OMP_NUM_THREADS", "abc"}, {"KMP_BLOCKTIME", "infinite"},
-           {"KMP_BLOCKTIME", "-2"}}) {
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"OMP_NUM_THREADS", "0"},
+                                                        {"OMP_NUM_THREADS", "abc"},
+                                                        {"KMP_BLOCKTIME", "infinite"},
+                                                        {"KMP_BLOCKTIME", "-2"}}) {
     ThreadingConfig config(MapEnvironment({{name, value}}), probe);
     CapturedWarnings warnings;
     const ResolvedThreading r = config.Freeze();
@@ -282,13 +284,39 @@ TEST(Config, UnusableKmpBlocktimeFallsBackToTheApi) {
 
 TEST(Config, EmptyOtherLibraryVariablesCountAsUnset) {
   FakeSystemProbe probe = TwoCpuHost();
-  ThreadingConfig config(MapEnvironment({{"OMP_NUM_THREADS", ""}, {"KMP_BLOCKTIME", " "}}),
-                         probe);
+  ThreadingConfig config(MapEnvironment({{"OMP_NUM_THREADS", ""}, {"KMP_BLOCKTIME", " "}}), probe);
   CapturedWarnings warnings;
   const ResolvedThreading r = config.Freeze();
   EXPECT_EQ(r.intra_op_threads.source, "auto");
   EXPECT_EQ(r.spin_wait_us.source, "auto");
   EXPECT_TRUE(warnings.lines.empty());
+}
+
+TEST(Config, CpuBudgetIsUsableCpusUnlessSetAndTheEnvironmentOutranksTheApi) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig automatic(MapEnvironment({}), probe);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.value, 2);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.source, "auto");
+  automatic.SetCpuBudget(1);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.value, 1);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.source, "api");
+  automatic.Freeze();
+  EXPECT_EQ(MessageOf([&] { automatic.SetCpuBudget(3); }),
+            "The CPU budget cannot be modified after initialization.");
+  EXPECT_NO_THROW(automatic.SetCpuBudget(1));
+
+  ThreadingConfig from_env(MapEnvironment({{"LOOM_CPU_BUDGET", "3"}}), probe);
+  CapturedWarnings warnings;
+  from_env.SetCpuBudget(1);
+  EXPECT_EQ(from_env.Resolve().cpu_budget.value, 3);
+  EXPECT_EQ(from_env.Resolve().cpu_budget.source, "env:LOOM_CPU_BUDGET");
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("LOOM_CPU_BUDGET=3"), std::string::npos);
+  ThreadingConfig zero(MapEnvironment({{"LOOM_CPU_BUDGET", "0"}}), probe);
+  EXPECT_EQ(zero.Resolve().cpu_budget.value, 2);
+  EXPECT_THROW(automatic.SetCpuBudget(-1), InvalidArgumentError);
+  ThreadingConfig bad(MapEnvironment({{"LOOM_CPU_BUDGET", "two"}}), probe);
+  EXPECT_NE(MessageOf([&] { bad.Freeze(); }).find("LOOM_CPU_BUDGET='two'"), std::string::npos);
 }
 
 TEST(Config, InvalidVariableIsRefusedEvenWhenOutranked) {

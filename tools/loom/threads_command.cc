@@ -24,7 +24,7 @@ namespace threading = config::threading;
 struct ThreadsFlags {
   bool json = false;
   bool pipeline = false;
-  std::optional<int> intra, inter, data, spin_us;
+  std::optional<int> intra, inter, data, spin_us, cpu_budget;
   std::optional<std::vector<int>> intra_cpus, inter_cpus;
 };
 
@@ -65,6 +65,8 @@ ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
       flags.data = FlagValue(args, i);
     } else if (args[i] == "--spin-us") {
       flags.spin_us = FlagValue(args, i);
+    } else if (args[i] == "--cpu-budget") {
+      flags.cpu_budget = FlagValue(args, i);
     } else if (args[i] == "--intra-cpus") {
       flags.intra_cpus = CpuListValue(args, i);
     } else if (args[i] == "--inter-cpus") {
@@ -103,6 +105,7 @@ void PrintText(const threading::Description& d) {
   line("inter_op_parallelism_threads", d.inter_op_parallelism_threads);
   line("data_pipeline_threads", d.data_pipeline_threads);
   line("spin_wait_us", d.spin_wait_us);
+  line("cpu_budget", d.cpu_budget);
   for (const auto& [name, s] : {std::pair{"intra_op_cpu_affinity", d.intra_op_cpu_affinity},
                                 std::pair{"inter_op_cpu_affinity", d.inter_op_cpu_affinity}}) {
     std::string cpus = s.cpus.empty() ? "not pinned" : platform::FormatCpuList(s.cpus);
@@ -141,6 +144,7 @@ int ThreadsCommand(const std::vector<std::string>& args) {
   if (flags.inter) threading::set_inter_op_parallelism_threads(*flags.inter);
   if (flags.data) threading::set_data_pipeline_threads(*flags.data);
   if (flags.spin_us) threading::set_spin_wait_us(*flags.spin_us);
+  if (flags.cpu_budget) threading::set_cpu_budget(*flags.cpu_budget);
   if (flags.intra_cpus) threading::set_intra_op_cpu_affinity(*flags.intra_cpus);
   if (flags.inter_cpus) threading::set_inter_op_cpu_affinity(*flags.inter_cpus);
   start_runtime();
