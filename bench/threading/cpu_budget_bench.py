@@ -43,8 +43,6 @@ if pipeline:
             return next(it).reshape(shape)
 else:
     feed = lambda: x
-for s in set(map(id, per_thread)):
-    pass
 for s in per_thread[:1] if shared else per_thread:
     s.run(None, {inp.name: x})
 done = [0] * n_threads

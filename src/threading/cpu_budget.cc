@@ -96,8 +96,11 @@ CpuBudgetScope::CpuBudgetScope(CpuBudget* budget, Mode mode) : budget_(budget) {
   }
 }
 
-CpuBudgetScope::~CpuBudgetScope() {
+CpuBudgetScope::~CpuBudgetScope() { ReleaseNow(); }
+
+void CpuBudgetScope::ReleaseNow() {
   if (owns_) budget_->Release();
+  owns_ = false;
 }
 
 }  // namespace loom::threading

@@ -104,6 +104,8 @@ class CpuBudgetScope {
   CpuBudgetScope& operator=(const CpuBudgetScope&) = delete;
 
   bool held() const { return held_; }
+  // Gives a token this scope took back now (before the scope ends).
+  void ReleaseNow();
 
  private:
   CpuBudget* budget_;

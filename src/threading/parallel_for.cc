@@ -49,11 +49,13 @@ struct Job {
   void RunShards() {
     // A helper without a token of the CPU budget leaves the shards to the
     // caller, which holds one and finishes them all if nobody helps.
+    // A helper arriving after the caller took every shard takes no token:
+    // the caller's next ParallelFor must find it free, not run serially.
+    if (next_shard.load(std::memory_order_relaxed) >= num_shards) return;
     CpuBudgetScope token(budget, CpuBudgetScope::Mode::kTry);
     if (!token.held()) return;
-    while (true) {
-      const int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
-      if (shard >= num_shards) return;
+    int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
+    while (shard < num_shards) {
       if (!failed.load(std::memory_order_relaxed)) {
         const int64_t begin = ShardBegin(shard);
         const int64_t end = ShardBegin(shard + 1);
@@ -65,12 +67,18 @@ struct Job {
           failed.store(true, std::memory_order_relaxed);
         }
       }
+      // The next shard is claimed before this one counts as done, so a
+      // helper whose last shard it was gives its token back first: the
+      // caller's next ParallelFor must find it free, not run serially.
+      const int64_t next = next_shard.fetch_add(1, std::memory_order_relaxed);
+      if (next >= num_shards) token.ReleaseNow();
       // Seq_cst pairs with the caller's "caller_waiting = 1; load unfinished":
       // either the caller sees 0 or we see it waiting and wake it.
       if (unfinished.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
           caller_waiting.load(std::memory_order_seq_cst) != 0) {
         platform::FutexWake(unfinished, 1);
       }
+      shard = next;
     }
   }
 
