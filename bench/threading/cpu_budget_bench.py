@@ -4,8 +4,8 @@ Each cell runs in a fresh process (the budget is frozen when the runtime
 starts): APP_THREADS application threads call `run` for SECONDS on one shared
 session or on one session each, at intra 2 / inter 1, and the cell reports
 throughput (runs/s) and CPU use (process CPU time / wall time, in cores).
-Budgets: "none" (LOOM_CPU_BUDGET=4096, i.e. no bound), "auto" (the usable
-CPUs) and 1. With --pipeline a loom.data pipeline (a map of ~1 ms of NumPy
+Budgets: "none" (LOOM_CPU_BUDGET unset: no bound, the default), "usable"
+(LOOM_CPU_BUDGET=0: the usable CPUs) and 1. With --pipeline a loom.data pipeline (a map of ~1 ms of NumPy
 work per element, parallelism AUTOTUNE) feeds the inputs.
 
 usage: python3 bench/threading/cpu_budget_bench.py [MODEL.onnx] [--seconds S]
@@ -64,9 +64,9 @@ print(json.dumps({"runs_per_s": sum(done) / wall, "cores": cpu / wall, "min_thre
 
 def cell(model, sessions, budget, threads, seconds, pipeline):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LOOM_", "OMP_", "TF_"))}
-    if budget == "none":
-        env["LOOM_CPU_BUDGET"] = "4096"
-    elif budget != "auto":
+    if budget == "usable":
+        env["LOOM_CPU_BUDGET"] = "0"
+    elif budget != "none":
         env["LOOM_CPU_BUDGET"] = str(budget)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, model, sessions, str(threads), str(seconds), "1" if pipeline else "0"],
@@ -84,7 +84,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pipeline", action="store_true")
     a = ap.parse_args()
-    cells = [(s, b) for s in ("one", "each") for b in ("none", "auto", 1)]
+    cells = [(s, b) for s in ("one", "each") for b in ("none", "usable", 1)]
     results = {c: [] for c in cells}
     for _ in range(a.rounds):  # interleaved rounds
         for s, b in cells:
@@ -97,7 +97,7 @@ def main():
     for s, b in cells:
         r = results[(s, b)]
         med = lambda k: statistics.median(x[k] for x in r)
-        label = {"none": "none (4096)", "auto": f"auto ({r[0]['budget']})", 1: "1"}[b]
+        label = {"none": "none (unset)", "usable": f"0 = usable CPUs ({r[0]['budget']})", 1: "1"}[b]
         print(f"| {'one shared' if s == 'one' else 'one per thread'} | {label} | {med('runs_per_s'):.1f} | "
               f"{med('cores'):.2f} | {min(x['min_thread_runs'] for x in r)} |")
 

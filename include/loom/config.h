@@ -73,9 +73,12 @@ int get_spin_wait_us();
 // many application threads call Loom and however many pools exist. Threads
 // without a token wait (blocked) or leave their share of the work to a
 // thread that holds one; waiting callers are served in arrival order.
-// Environment variable LOOM_CPU_BUDGET outranks it; automatic (0) = the
-// usable CPUs (affinity mask and cgroup quota), so by default Loom never
-// puts more threads to work than the container has CPUs.
+// Environment variable LOOM_CPU_BUDGET outranks it. 0 = the usable CPUs
+// (affinity mask and cgroup quota). Unset, there is no budget (the getter
+// returns kNoCpuBudget): an automatic budget of the usable CPUs cost Python
+// workloads throughput where a token holder waits for the GIL or the ops are
+// short (docs/threading.md, "The CPU budget"), so it is opt-in until fixed.
+inline constexpr int kNoCpuBudget = kMaxThreads;
 void set_cpu_budget(int tokens);
 int get_cpu_budget();
 

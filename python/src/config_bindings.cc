@@ -61,7 +61,7 @@ void BindConfig(nb::module_& m) {
   t.def("set_cpu_budget", WarningSetter(threading::set_cpu_budget), nb::arg("tokens"),
         "The process's CPU budget: at most this many threads run Loom work at once (intra-op "
         "helpers, inter-op runners, data workers and the threads calling run() or an op, "
-        "together). 0 = automatic (the usable CPUs). LOOM_CPU_BUDGET outranks it.");
+        "together). 0 = the usable CPUs; never called: no budget. LOOM_CPU_BUDGET outranks it.");
   t.def("get_cpu_budget", &threading::get_cpu_budget, "The CPU budget in force (never 0).");
   t.def("set_intra_op_cpu_affinity", WarningCpuSetter(threading::set_intra_op_cpu_affinity),
         nb::arg("cpus"), "Pins intra-op worker i to cpus[i % len(cpus)]; [] = not pinned.");

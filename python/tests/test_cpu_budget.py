@@ -70,12 +70,17 @@ def test_api_sets_the_budget_and_the_environment_outranks_it():
     assert out["budget"]["value"] == 2 and out["budget"]["source"] == "env:LOOM_CPU_BUDGET"
 
 
-def test_automatic_budget_is_the_usable_cpus_and_shows_tokens():
+def test_no_budget_unless_set_and_zero_means_the_usable_cpus():
     out = load()
-    assert out["budget"]["source"] == "auto"
+    assert out["budget"] == {"value": 4096, "source": "auto", "in_use": 0, "waiting": 0}
+    assert out["errors"] == [] and min(out["runs"]) > 0
+    out = load(env={"LOOM_CPU_BUDGET": "0"})
     assert out["budget"]["value"] == usable_cpus()
+    assert out["budget"]["source"] == "env:LOOM_CPU_BUDGET"
     assert out["budget"]["in_use"] == 0 and out["budget"]["waiting"] == 0
     assert out["errors"] == [] and min(out["runs"]) > 0
+    if usable_cpus() == 2:
+        assert out["cores"] < 2.1, out
 
 
 def test_budget_is_frozen_when_the_runtime_starts():

@@ -17,7 +17,10 @@
 // token back for the wait. Only a thread holding no token
 // ever waits for one, and every holder is computing or finishing a bounded
 // wait for another holder (a ParallelFor join waits for helpers that hold
-// tokens of their own), so waits cannot form a cycle. A thread taking a
+// tokens of their own), so waits cannot form a cycle. A holder may also wait
+// for Python's GIL (a loom.data map function); no thread waits for a token
+// while holding the GIL (the bindings release it before entering Loom), so
+// that wait ends too. A thread taking a
 // token back after such a wait must not hold a lock a token holder needs.
 //
 // The serial loop this replaces: none. With tokens >= the threads that

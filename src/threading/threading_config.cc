@@ -126,10 +126,12 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   if (auto var = FirstSet({kBudgetVar})) {
     const int n = ParseThreadCountVariable(var->first, var->second);
     r.cpu_budget = {n == 0 ? std::max(usable, 1) : n, "env:" + var->first};
-  } else if (api.cpu_budget.value_or(0) > 0) {
-    r.cpu_budget = {*api.cpu_budget, "api"};
+  } else if (api.cpu_budget) {
+    r.cpu_budget = {*api.cpu_budget == 0 ? std::max(usable, 1) : *api.cpu_budget, "api"};
   } else {
-    r.cpu_budget = {std::max(usable, 1), "auto"};
+    // Not bounded unless asked for (kMaxThreads tokens never run out): a
+    // budget still costs Python workloads (see kNoCpuBudget in config.h).
+    r.cpu_budget = {config::threading::kNoCpuBudget, "auto"};
   }
 
   if (auto var = FirstSet({"LOOM_SPIN_WAIT_US"})) {

@@ -292,11 +292,14 @@ TEST(Config, EmptyOtherLibraryVariablesCountAsUnset) {
   EXPECT_TRUE(warnings.lines.empty());
 }
 
-TEST(Config, CpuBudgetIsUsableCpusUnlessSetAndTheEnvironmentOutranksTheApi) {
+TEST(Config, CpuBudgetIsOffUnlessSetZeroIsTheUsableCpusAndTheEnvironmentOutranksTheApi) {
   FakeSystemProbe probe = TwoCpuHost();
   ThreadingConfig automatic(MapEnvironment({}), probe);
-  EXPECT_EQ(automatic.Resolve().cpu_budget.value, 2);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.value, config::threading::kNoCpuBudget);
   EXPECT_EQ(automatic.Resolve().cpu_budget.source, "auto");
+  automatic.SetCpuBudget(0);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.value, 2);
+  EXPECT_EQ(automatic.Resolve().cpu_budget.source, "api");
   automatic.SetCpuBudget(1);
   EXPECT_EQ(automatic.Resolve().cpu_budget.value, 1);
   EXPECT_EQ(automatic.Resolve().cpu_budget.source, "api");

@@ -3,7 +3,8 @@
 0 means automatic. LOOM_NUM_INTRAOP_THREADS / TF_NUM_INTRAOP_THREADS (and the
 inter-op, spin, CPU-list and LOOM_CPU_BUDGET variables) outrank these calls,
 which then warn. set_cpu_budget(n) bounds the whole process: at most n threads
-run Loom work at once, whoever started them.
+run Loom work at once, whoever started them (0 = the usable CPUs; never
+called and no LOOM_CPU_BUDGET: no budget).
 A negative count raises ValueError; changing a value after the runtime has
 started raises RuntimeError; setting the value already in force is fine."""
 
