@@ -70,8 +70,10 @@ Description describe() {
   if (auto* runtime = loom::threading::GlobalRuntimeIfStarted()) {
     d.runtime_started = true;
     d.threads = runtime->threads();
-    d.cpu_budget_in_use = runtime->cpu_budget()->in_use();
-    d.cpu_budget_waiting = runtime->cpu_budget()->waiting();
+    if (const auto* budget = runtime->cpu_budget()) {
+      d.cpu_budget_in_use = budget->in_use();
+      d.cpu_budget_waiting = budget->waiting();
+    }
   }
   d.data_pipelines = loom::threading::DescribeLivePipelines();
   return d;

@@ -31,8 +31,12 @@ std::atomic<Runtime*> global_runtime{nullptr};
 
 Runtime::Runtime(const ResolvedThreading& settings, CpuBudget* shared_budget)
     : settings_(settings),
-      own_budget_(shared_budget == nullptr ? std::make_unique<CpuBudget>(settings.cpu_budget.value)
-                                           : nullptr),
+      // No budget asked for: no CpuBudget at all, so fork-joins and idle
+      // workers skip the token bookkeeping.
+      own_budget_(shared_budget == nullptr &&
+                          settings.cpu_budget.value < config::threading::kNoCpuBudget
+                      ? std::make_unique<CpuBudget>(settings.cpu_budget.value)
+                      : nullptr),
       budget_(shared_budget != nullptr ? shared_budget : own_budget_.get()),
       intra_(std::make_unique<ThreadPool>(PoolOptions("intra", settings.intra_op_threads.value - 1,
                                                       settings, settings.intra_op_cpus.cpus,

@@ -31,11 +31,11 @@ class Runtime {
   // Creates both pools. Throws loom::RuntimeError if pinning fails. The
   // pools take part in `shared_budget` when given (a session's private
   // runtime shares the process's), else in a budget of their own of
-  // settings.cpu_budget tokens.
+  // settings.cpu_budget tokens unless that is kNoCpuBudget.
   explicit Runtime(const ResolvedThreading& settings, CpuBudget* shared_budget = nullptr);
 
-  // The process's CPU budget (settings().cpu_budget tokens); every pool of
-  // this runtime takes part in it.
+  // The process's CPU budget (settings().cpu_budget tokens), which every
+  // pool of this runtime takes part in; null when there is none.
   CpuBudget* cpu_budget() { return budget_; }
   ThreadPool* intra_op_pool() { return intra_.get(); }
   ThreadPool* inter_op_pool() { return inter_.get(); }
