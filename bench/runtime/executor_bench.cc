@@ -59,7 +59,8 @@ class Runner {
     threading::ResolvedThreading settings = threading::GlobalRuntime().settings();
     settings.intra_op_threads = {config.intra, "bench"};
     settings.inter_op_threads = {config.inter, "bench"};
-    pools_ = std::make_unique<threading::Runtime>(settings);
+    pools_ = std::make_unique<threading::Runtime>(settings, threading::ProcessCpuBudget(), "b",
+                                                  "executor bench");
     const kernels::Isa isa = runtime::ProcessIsa();
     Graph optimized = graph;
     graph::OptimizationOptions options;

@@ -24,20 +24,28 @@
 //  - Getters return the value in force, never 0: automatic values are
 //    resolved exactly as the pools will be sized.
 //  - Settings are open until the runtime starts (loom::start_runtime(), or
-//    the first use of a pool, session or eager op). After that a call that
-//    would change a value throws loom::RuntimeError ("Intra op parallelism
-//    cannot be modified after initialization."); re-setting the value in
-//    force is fine.
+//    the first session on the global pools, eager op or data pipeline).
+//    After that a call that would change a value throws loom::RuntimeError
+//    ("Intra op parallelism cannot be modified after initialization.");
+//    re-setting the value in force is fine. A session with private pools
+//    fixes only the CPU budget (which it shares); the global pools'
+//    settings stay open until something uses them.
 //  - Automatic intra-op = usable CPUs: the affinity mask, counted in physical
 //    cores, capped by the cgroup CPU quota (rounded up). Automatic inter-op
 //    = usable CPUs too (the measurements behind it: docs/threading.md).
 //
 // What a count means: intra_op_parallelism_threads = N lets one op run on N
 // threads — the thread that calls it plus N-1 "loom-intra-*" workers.
-// inter_op_parallelism_threads = M creates M "loom-inter-*" threads.
-// data_pipeline_threads = D creates D "loom-data-*" threads, when the first
-// loom::data pipeline starts iterating (not before: a process that never
-// uses loom::data has no data threads). Automatic = usable CPUs.
+// inter_op_parallelism_threads = M lets one session run execute M nodes at
+// once — the thread that calls run() plus M-1 "loom-inter-*" workers (so 1
+// creates none). data_pipeline_threads = D creates D "loom-data-*" threads
+// (the consumer only takes finished elements). Automatic = usable CPUs.
+// Each pool is created when first used — the intra-op pool by the first
+// op or session, the inter-op pool by the first session, the data pool by
+// the first loom::data iterator — so a process has only the threads it
+// uses. A session's private pools are named with its number:
+// "loom-s1-intra-0" (thread names hold 15 characters; past that the pool
+// name shortens: "loom-s12-ia-0", "ie" for inter, "d" for data).
 //
 // Thread-safety: every function may be called from any thread.
 #pragma once
@@ -113,9 +121,10 @@ struct CpuDescription {
 };
 
 struct ThreadDescription {
-  std::string name;  // "loom-intra-0"
-  std::string pool;  // "intra_op", "inter_op" or "data"
-  int tid = 0;       // kernel thread id
+  std::string name;             // "loom-intra-0", "loom-s1-intra-0"
+  std::string pool;             // "intra_op", "inter_op" or "data"
+  int tid = 0;                  // kernel thread id
+  std::string owner = "global";  // or "session 1": a session's private pools
 };
 
 // One asynchronous stage of a live loom::data iterator (parallel map,
@@ -147,14 +156,15 @@ struct Description {
   Setting spin_wait_us;
   Setting cpu_budget;
   // Tokens of the CPU budget held and threads waiting for one, right now (0
-  // until the runtime starts).
+  // until a session, op or pipeline starts, or with no budget).
   int cpu_budget_in_use = 0;
   int cpu_budget_waiting = 0;
   CpuAffinitySetting intra_op_cpu_affinity;
   CpuAffinitySetting inter_op_cpu_affinity;
   CpuDescription cpu;
   bool runtime_started = false;
-  // Threads the runtime has created (empty until it starts).
+  // Every live Loom worker thread: the global pools' first, then each
+  // session's private pools (owner "session N"), in creation order.
   std::vector<ThreadDescription> threads;
   // loom::data iterators alive now, with their stages' chosen values.
   std::vector<PipelineDescription> data_pipelines;

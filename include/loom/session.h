@@ -7,7 +7,8 @@
 // (constant folding, dead-node elimination, BatchNorm folding, bias and
 // activation fusion), prepares kernels whose weights are constants (packing
 // them once), and plans memory. Creating the first session starts the global
-// runtime, which freezes the threading configuration.
+// runtime (unless it has private pools), which freezes the threading
+// configuration.
 //
 // How a run uses threads (docs/executor.md has the measurements):
 //  - The thread calling run() executes nodes itself. A step runs at most
@@ -67,9 +68,12 @@ class CancellationToken {
 
 struct SessionOptions {
   // Private pools, as ONNX Runtime offers: this session creates its own
-  // "loom-intra-*" / "loom-inter-*" threads sized below (0 = automatic, as for
-  // the global settings) and destroys them with the session. Default: the
-  // global runtime's pools, shared by every session and eager op.
+  // threads sized below (0 = automatic, as for the global settings), named
+  // with its number ("loom-s1-intra-0", "loom-s1-inter-0"; describe() lists
+  // them with owner "session 1"), and destroys them with the session. It
+  // neither starts nor freezes the global pools; it does share the
+  // process's CPU budget (which it fixes). Default: the global runtime's
+  // pools, shared by every session and eager op.
   bool use_private_thread_pools = false;
   int intra_op_threads = 0;
   int inter_op_threads = 0;
@@ -92,13 +96,17 @@ struct RunOptions {
   bool trace = false;
 };
 
+// One node's run on one thread. A node whose loops intra-op helpers shared
+// has one event on the thread that ran it plus one per helper
+// (intra_op_helper = true), spanning that helper's first to last shard.
 struct TraceEvent {
   std::string node;
   std::string op;
   int64_t start_ns = 0;  // since the run started
   int64_t end_ns = 0;
-  std::string thread;  // "loom-inter-1", or "caller" for the thread in run()
+  std::string thread;  // "loom-inter-0", "loom-intra-0", or "caller" for the thread in run()
   int tid = 0;         // kernel thread id
+  bool intra_op_helper = false;
 };
 
 struct OpProfile {
@@ -117,7 +125,8 @@ struct RunStats {
   // The trace as Chrome / Perfetto JSON ({"traceEvents": [...]} with
   // complete "ph": "X" events, one track per thread).
   std::string chrome_trace_json() const;
-  // Time per op type, largest first.
+  // Time per op type, largest first (the nodes' own events; helpers' spans
+  // overlap them and are not added).
   std::vector<OpProfile> op_profile() const;
 };
 

@@ -16,6 +16,7 @@
 #include "loom/errors.h"
 #include "tensor/tensor_allocator.h"
 #include "threading/cpu_budget.h"
+#include "threading/parallel_for.h"
 #include "threading/thread_pool.h"
 
 namespace loom::runtime {
@@ -29,14 +30,22 @@ struct NodeRecord {
   bool ran = false;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  int inter_worker = -1;  // index in the inter-op pool, -1 = the caller
+  const threading::WorkerInfo* worker = nullptr;  // the inter-op worker; null = the caller
   int tid = 0;
+};
+
+// One intra-op helper's share of a traced node (threading::HelperTraceSink).
+struct HelperRecord {
+  int node = 0;
+  const threading::WorkerInfo* worker = nullptr;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
 };
 
 // One run's state. Shared (shared_ptr) with the helper tasks it queues on the
 // inter-op pool, because a helper may start after the step is over; it then
 // finds nothing to do and drops its reference.
-class Step : public std::enable_shared_from_this<Step> {
+class Step : public std::enable_shared_from_this<Step>, public threading::HelperTraceSink {
  public:
   Step(std::shared_ptr<const ExecutionPlan> plan, const ExecutorResources& resources,
        const RunOptions& options)
@@ -63,6 +72,14 @@ class Step : public std::enable_shared_from_this<Step> {
   std::vector<Tensor> RunAsCaller(const std::vector<int>& fetch_slots);
 
   void FillStats(RunStats& stats) const;
+
+  // Traced runs: an intra-op helper's share of node `tag`.
+  void RecordHelperSpan(int64_t tag, const threading::WorkerInfo& worker, Clock::time_point begin,
+                        Clock::time_point end) override {
+    std::lock_guard lock(helper_records_mutex_);
+    helper_records_.push_back(
+        {static_cast<int>(tag), &worker, SinceStartNs(begin), SinceStartNs(end)});
+  }
 
  private:
   // Runs `node` (or, when -1, nodes from the queue) and whatever it makes
@@ -98,6 +115,8 @@ class Step : public std::enable_shared_from_this<Step> {
   std::vector<std::atomic<int>> pending_;     // per node: producers not finished
   std::vector<std::atomic<int>> reads_left_;  // per slot
   std::vector<NodeRecord> records_;
+  mutable std::mutex helper_records_mutex_;
+  std::vector<HelperRecord> helper_records_;  // guarded by helper_records_mutex_
   std::atomic<int> nodes_left_{0};
   std::atomic<int> executing_{0};  // nodes running now
   std::atomic<bool> stop_{false};
@@ -278,6 +297,7 @@ bool Step::Execute(int index) {
   bool ok = true;
   try {
     const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa()};
+    const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
     std::vector<Tensor> outputs =
         node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()));
     if (outputs.size() < node.outputs.size()) {
@@ -316,8 +336,7 @@ bool Step::Execute(int index) {
       record.ran = true;
       record.start_ns = SinceStartNs(begin);
       record.end_ns = SinceStartNs(end);
-      record.inter_worker =
-          resources_.inter_op_pool ? resources_.inter_op_pool->CurrentWorkerIndex() : -1;
+      record.worker = threading::CurrentWorkerInfo();
       record.tid = static_cast<int>(gettid());
     }
   }
@@ -447,9 +466,21 @@ void Step::FillStats(RunStats& stats) const {
     event.op = node.op_type;
     event.start_ns = record.start_ns;
     event.end_ns = record.end_ns;
-    event.thread = record.inter_worker < 0 ? std::string("caller")
-                                           : "loom-inter-" + std::to_string(record.inter_worker);
+    event.thread = record.worker == nullptr ? std::string("caller") : record.worker->name;
     event.tid = record.tid;
+    stats.trace.push_back(std::move(event));
+  }
+  std::lock_guard lock(helper_records_mutex_);
+  for (const HelperRecord& record : helper_records_) {
+    const PlanNode& node = plan_->nodes()[record.node];
+    TraceEvent event;
+    event.node = node.name;
+    event.op = node.op_type;
+    event.start_ns = record.start_ns;
+    event.end_ns = record.end_ns;
+    event.thread = record.worker->name;
+    event.tid = record.worker->tid;
+    event.intra_op_helper = true;
     stats.trace.push_back(std::move(event));
   }
   std::stable_sort(

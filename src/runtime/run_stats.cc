@@ -24,7 +24,10 @@ std::string RunStats::chrome_trace_json() const {
                       {"dur", static_cast<double>(event.end_ns - event.start_ns) / 1000.0},
                       {"pid", pid},
                       {"tid", event.tid},
-                      {"args", {{"op", event.op}, {"thread", event.thread}}}});
+                      {"args",
+                       {{"op", event.op},
+                        {"thread", event.thread},
+                        {"role", event.intra_op_helper ? "intra-op helper" : "node"}}}});
   }
   for (const auto& [tid, name] : thread_names) {
     events.push_back({{"name", "thread_name"},
@@ -41,6 +44,7 @@ std::vector<OpProfile> RunStats::op_profile() const {
   std::map<std::string, OpProfile> by_op;
   double total_ms = 0;
   for (const TraceEvent& event : trace) {
+    if (event.intra_op_helper) continue;
     OpProfile& profile = by_op[event.op];
     profile.op = event.op;
     ++profile.calls;

@@ -36,16 +36,23 @@ std::unique_ptr<threading::Runtime> MakePrivateRuntime(const SessionOptions& opt
     throw InvalidArgumentError("SessionOptions: thread counts must be at most " +
                                std::to_string(config::threading::kMaxThreads));
   }
-  threading::Runtime& global = threading::GlobalRuntime();
-  threading::ResolvedThreading settings = global.settings();
+  // The global settings as they stand, not frozen: this session's pools
+  // replace the global ones, so only the CPU budget (shared) is fixed here.
+  threading::ResolvedThreading settings = threading::GlobalThreadingConfig().Resolve();
+  threading::CpuBudget* budget = threading::ProcessCpuBudget();
+  settings.cpu_budget = threading::GlobalThreadingConfig().FreezeCpuBudget();
   const int usable = settings.cpu.usable;
   settings.intra_op_threads = {options.intra_op_threads > 0 ? options.intra_op_threads : usable,
                                options.intra_op_threads > 0 ? "session" : "auto"};
   settings.inter_op_threads = {options.inter_op_threads > 0 ? options.inter_op_threads
                                                             : threading::AutoInterOpThreads(usable),
                                options.inter_op_threads > 0 ? "session" : "auto"};
+  // Numbered in creation order; the number names the threads.
+  static std::atomic<int64_t> sessions_with_private_pools{0};
+  const int64_t number = sessions_with_private_pools.fetch_add(1, std::memory_order_relaxed) + 1;
+  const std::string id = std::to_string(number);
   // The process's CPU budget covers private pools too.
-  return std::make_unique<threading::Runtime>(settings, global.cpu_budget());
+  return std::make_unique<threading::Runtime>(settings, budget, "s" + id, "session " + id);
 }
 
 }  // namespace
@@ -66,14 +73,14 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
     throw InvalidArgumentError("SessionOptions: optimization_level must be 0, 1 or 2, got " +
                                std::to_string(options.optimization_level));
   }
-  // Starting the global runtime freezes the configuration, as TensorFlow's
-  // first session does, even when this session uses private pools.
-  threading::Runtime& global = threading::GlobalRuntime();
+  // A session on the global pools starts the global runtime, which freezes
+  // the configuration as TensorFlow's first session does. One with private
+  // pools leaves the global pools alone (unstarted and open to changes).
   if (options.use_private_thread_pools) {
     impl_->private_runtime = MakePrivateRuntime(options);
     impl_->runtime = impl_->private_runtime.get();
   } else {
-    impl_->runtime = &global;
+    impl_->runtime = &threading::GlobalRuntime();
   }
   const kernels::Isa isa = runtime::ProcessIsa();
   threading::ThreadPool* intra_pool = impl_->runtime->intra_op_pool();

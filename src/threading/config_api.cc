@@ -67,14 +67,12 @@ Description describe() {
            .physical_cores = r.cpu.physical_cores,
            .usable = r.cpu.usable,
            .notes = r.cpu.notes};
-  if (auto* runtime = loom::threading::GlobalRuntimeIfStarted()) {
-    d.runtime_started = true;
-    d.threads = runtime->threads();
-    if (const auto* budget = runtime->cpu_budget()) {
-      d.cpu_budget_in_use = budget->in_use();
-      d.cpu_budget_waiting = budget->waiting();
-    }
+  d.runtime_started = loom::threading::GlobalRuntimeIfStarted() != nullptr;
+  if (const auto* budget = loom::threading::ProcessCpuBudgetIfBuilt()) {
+    d.cpu_budget_in_use = budget->in_use();
+    d.cpu_budget_waiting = budget->waiting();
   }
+  d.threads = loom::threading::DescribeLiveThreads();
   d.data_pipelines = loom::threading::DescribeLivePipelines();
   return d;
 }
@@ -87,7 +85,8 @@ std::string Description::to_json() const {
   };
   json threads_json = json::array();
   for (const ThreadDescription& t : threads) {
-    threads_json.push_back({{"name", t.name}, {"pool", t.pool}, {"tid", t.tid}});
+    threads_json.push_back(
+        {{"name", t.name}, {"pool", t.pool}, {"owner", t.owner}, {"tid", t.tid}});
   }
   json pipelines_json = json::array();
   for (const PipelineDescription& p : data_pipelines) {

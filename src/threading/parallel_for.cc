@@ -29,6 +29,10 @@ constexpr double kTargetShardNs = 50'000;
 struct Job {
   const RangeFn* fn = nullptr;  // valid while some shard is unfinished
   CpuBudget* budget = nullptr;  // the pool's; helpers take a token of it
+  // The caller's ScopedHelperTrace, if any; valid while some shard is
+  // unfinished, as `fn`.
+  HelperTraceSink* trace_sink = nullptr;
+  int64_t trace_tag = 0;
   int64_t n = 0;
   int64_t num_shards = 0;
   std::atomic<int64_t> next_shard{0};
@@ -45,8 +49,9 @@ struct Job {
   int64_t ShardBegin(int64_t k) const { return k * (n / num_shards) + std::min(k, n % num_shards); }
 
   // Claims and runs shards until none is left. Returns when this thread can
-  // no longer help, not when the job is done.
-  void RunShards() {
+  // no longer help, not when the job is done. `helper`: a pool worker, not
+  // the caller (only helpers report to the trace sink).
+  void RunShards(bool helper) {
     // A helper without a token of the CPU budget leaves the shards to the
     // caller, which holds one and finishes them all if nobody helps.
     // A helper arriving after the caller took every shard takes no token:
@@ -54,7 +59,11 @@ struct Job {
     if (next_shard.load(std::memory_order_relaxed) >= num_shards) return;
     CpuBudgetScope token(budget, CpuBudgetScope::Mode::kTry);
     if (!token.held()) return;
+    const WorkerInfo* traced = helper && trace_sink != nullptr ? CurrentWorkerInfo() : nullptr;
+    const auto trace_begin =
+        traced != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
+    if (shard >= num_shards) return;  // taken meanwhile; nothing ran here
     while (shard < num_shards) {
       if (!failed.load(std::memory_order_relaxed)) {
         const int64_t begin = ShardBegin(shard);
@@ -71,7 +80,13 @@ struct Job {
       // helper whose last shard it was gives its token back first: the
       // caller's next ParallelFor must find it free, not run serially.
       const int64_t next = next_shard.fetch_add(1, std::memory_order_relaxed);
-      if (next >= num_shards) token.ReleaseNow();
+      if (next >= num_shards) {
+        token.ReleaseNow();
+        if (traced != nullptr) {
+          trace_sink->RecordHelperSpan(trace_tag, *traced, trace_begin,
+                                       std::chrono::steady_clock::now());
+        }
+      }
       // Seq_cst pairs with the caller's "caller_waiting = 1; load unfinished":
       // either the caller sees 0 or we see it waiting and wake it.
       if (unfinished.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
@@ -122,7 +137,24 @@ int64_t ShardsPerThread(int threads, int64_t n, double cost_per_unit_ns) {
 // 0 = no limit on this thread.
 thread_local int parallelism_limit = 0;
 
+// The innermost ScopedHelperTrace on this thread.
+thread_local HelperTraceSink* trace_sink = nullptr;
+thread_local int64_t trace_tag = 0;
+
 }  // namespace
+
+ScopedHelperTrace::ScopedHelperTrace(HelperTraceSink* sink, int64_t tag)
+    : previous_sink_(trace_sink), previous_tag_(trace_tag) {
+  if (sink != nullptr) {
+    trace_sink = sink;
+    trace_tag = tag;
+  }
+}
+
+ScopedHelperTrace::~ScopedHelperTrace() {
+  trace_sink = previous_sink_;
+  trace_tag = previous_tag_;
+}
 
 ScopedParallelismLimit::ScopedParallelismLimit(int max_threads) : previous_(parallelism_limit) {
   if (max_threads > 0 && (previous_ == 0 || max_threads < previous_)) {
@@ -160,6 +192,8 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   auto job = std::make_shared<Job>();
   job->fn = &fn;
   job->budget = budget;
+  job->trace_sink = trace_sink;
+  job->trace_tag = trace_tag;
   job->n = n;
   job->num_shards = std::min<int64_t>(n, threads * ShardsPerThread(threads, n, cost_per_unit_ns));
   job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
@@ -168,9 +202,9 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   const int helpers =
       budget == nullptr ? threads - 1 : std::min(threads - 1, budget->tokens() - budget->in_use());
   pool->ScheduleHelpers(
-      helpers, [job] { job->RunShards(); },
+      helpers, [job] { job->RunShards(/*helper=*/true); },
       total_cost_ns >= kWakeAwayMinCostNs ? WakePlacement::kAwayFromWaker : WakePlacement::kAnyCpu);
-  job->RunShards();
+  job->RunShards(/*helper=*/false);
   job->WaitUntilFinished(pool->spin_wait_us());
   // Take the error out of the job: a helper may drop the last reference to
   // the job later, and the exception must then belong to this thread alone.

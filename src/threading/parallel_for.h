@@ -25,6 +25,7 @@
 // exception is re-thrown on the caller once no shard is running any more.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 
@@ -87,5 +88,36 @@ int MaxParallelism(const ThreadPool* pool);
 // The number of threads ParallelFor would use for this much work; exposed
 // so tests and kernels can reason about sharding.
 int ParallelForThreadCount(const ThreadPool* pool, int64_t n, double cost_per_unit_ns);
+
+struct WorkerInfo;
+
+// Where ParallelFor reports the helpers' share of a traced loop.
+class HelperTraceSink {
+ public:
+  // One helper's span of one loop: from claiming its first shard to
+  // finishing its last. Called on the helper thread, before the loop counts
+  // as done (so the sink outlives every call), possibly from several
+  // helpers at once. `worker` is the helper's WorkerInfo.
+  virtual void RecordHelperSpan(int64_t tag, const WorkerInfo& worker,
+                                std::chrono::steady_clock::time_point begin,
+                                std::chrono::steady_clock::time_point end) = 0;
+
+  virtual ~HelperTraceSink() = default;
+};
+
+// While one lives on a thread, every ParallelFor that thread calls reports
+// each helper's span to `sink` with `tag` (the executor passes the node).
+// Loops that helpers start themselves are not traced. Null sink: no effect.
+class ScopedHelperTrace {
+ public:
+  ScopedHelperTrace(HelperTraceSink* sink, int64_t tag);
+  ~ScopedHelperTrace();
+  ScopedHelperTrace(const ScopedHelperTrace&) = delete;
+  ScopedHelperTrace& operator=(const ScopedHelperTrace&) = delete;
+
+ private:
+  HelperTraceSink* previous_sink_;
+  int64_t previous_tag_;
+};
 
 }  // namespace loom::threading

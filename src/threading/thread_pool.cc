@@ -24,8 +24,28 @@ constexpr uint32_t kWaking = 3;    // a waker is steering it (see WakeIfSleeping
 
 thread_local const ThreadPool* tls_pool = nullptr;
 thread_local int tls_worker_index = -1;
+thread_local const WorkerInfo* tls_worker_info = nullptr;
+
+constexpr size_t kMaxThreadNameLength = 15;
 
 }  // namespace
+
+std::string WorkerThreadName(const std::string& owner, const std::string& pool, int index) {
+  const std::string prefix = owner.empty() ? "loom-" : "loom-" + owner + "-";
+  const std::string suffix = "-" + std::to_string(index);
+  std::string name = prefix + pool + suffix;
+  if (name.size() > kMaxThreadNameLength) {
+    const std::string short_pool = pool == "intra"   ? "ia"
+                                   : pool == "inter" ? "ie"
+                                   : pool == "data"  ? "d"
+                                                     : pool;
+    name = prefix + short_pool + suffix;
+  }
+  if (name.size() > kMaxThreadNameLength) name.resize(kMaxThreadNameLength);
+  return name;
+}
+
+const WorkerInfo* CurrentWorkerInfo() { return tls_worker_info; }
 
 // Padded to 128 bytes: x86 prefetches cache-line pairs, and each worker's
 // state word is written by its owner and read by every scheduler.
@@ -71,8 +91,9 @@ ThreadPool::ThreadPool(ThreadPoolOptions options) : options_(std::move(options))
 
 void ThreadPool::StartWorker(int index, std::latch& started) {
   Worker& self = *workers_[index];
-  self.info.name = "loom-" + options_.name + "-" + std::to_string(index);
+  self.info.name = WorkerThreadName(options_.owner, options_.name, index);
   self.info.tid = static_cast<int>(gettid());
+  tls_worker_info = &self.info;
   platform::SetCurrentThreadName(self.info.name);
   if (!options_.cpus.empty()) {
     try {

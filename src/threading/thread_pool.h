@@ -30,8 +30,11 @@
 namespace loom::threading {
 
 struct ThreadPoolOptions {
-  // Pool name; worker i is named "loom-<name>-<i>" (e.g. loom-intra-0).
+  // Pool name; worker i is named WorkerThreadName(owner, name, i)
+  // (e.g. loom-intra-0).
   std::string name = "pool";
+  // Whose pool: "" for the global runtime's, "s1" for session 1's.
+  std::string owner;
   // Number of worker threads created; 0 is allowed (every task then runs
   // only through callers that take part, such as ParallelFor).
   int num_threads = 1;
@@ -50,6 +53,17 @@ struct WorkerInfo {
   std::string name;  // "loom-intra-0"
   int tid = 0;       // kernel thread id, as in /proc/self/task
 };
+
+// The name of worker `index` of pool `pool` owned by `owner`, at most 15
+// characters (the kernel's limit, what top -H and ps -T show):
+// "loom-intra-0" for the global pools, "loom-s1-intra-0" for session 1's.
+// When that is too long the pool name shortens ("loom-s12-ia-0"; "ie" for
+// inter, "d" for data); past that the name is cut at 15 characters.
+std::string WorkerThreadName(const std::string& owner, const std::string& pool, int index);
+
+// The calling thread's WorkerInfo if it is a worker of some ThreadPool,
+// else null.
+const WorkerInfo* CurrentWorkerInfo();
 
 // Where a sleeping worker should wake up.
 enum class WakePlacement {

@@ -243,9 +243,23 @@ void ThreadingConfig::SetSpinWaitUs(int microseconds) {
 void ThreadingConfig::SetCpuBudget(int tokens) {
   ValidateThreadCount(tokens, "cpu_budget");
   WarnIfOverridden({kBudgetVar}, "set_cpu_budget(" + std::to_string(tokens) + ")");
+  constexpr const char* kFrozen = "The CPU budget cannot be modified after initialization.";
+  {
+    // Frozen alone (by a private session) before the rest: a call that
+    // would change it is refused as after the full freeze.
+    std::lock_guard lock(mutex_);
+    if (frozen_budget_ && !frozen_) {
+      ApiValues next = api_;
+      next.cpu_budget = tokens;
+      if (ResolveLocked(next).cpu_budget.value != frozen_budget_->value) {
+        throw RuntimeError(kFrozen);
+      }
+      api_ = std::move(next);
+      return;
+    }
+  }
   Update([&](ApiValues& api) { api.cpu_budget = tokens; },
-         [](const ResolvedThreading& r) { return r.cpu_budget.value; },
-         "The CPU budget cannot be modified after initialization.");
+         [](const ResolvedThreading& r) { return r.cpu_budget.value; }, kFrozen);
 }
 
 void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus) {
@@ -269,14 +283,21 @@ void ThreadingConfig::SetInterOpCpus(const std::vector<int>& cpus) {
 ResolvedThreading ThreadingConfig::Resolve() const {
   std::lock_guard lock(mutex_);
   if (frozen_) return *frozen_;
-  return ResolveLocked(api_);
+  ResolvedThreading r = ResolveLocked(api_);
+  if (frozen_budget_) r.cpu_budget = *frozen_budget_;
+  return r;
 }
 
 ResolvedThreading ThreadingConfig::Freeze() {
   std::lock_guard lock(mutex_);
   if (frozen_) return *frozen_;
   frozen_ = ResolveLocked(api_);
-  for (const std::string& problem : frozen_->ignored_variables) base::LogWarning(problem);
+  if (frozen_budget_) {
+    frozen_->cpu_budget = *frozen_budget_;
+  } else {
+    frozen_budget_ = frozen_->cpu_budget;
+  }
+  WarnIgnoredOnceLocked(*frozen_);
   const int usable = frozen_->cpu.usable;
   for (const auto& [name, setting] :
        {std::pair{"intra_op_parallelism_threads", frozen_->intra_op_threads},
@@ -289,6 +310,21 @@ ResolvedThreading ThreadingConfig::Freeze() {
     }
   }
   return *frozen_;
+}
+
+Setting ThreadingConfig::FreezeCpuBudget() {
+  std::lock_guard lock(mutex_);
+  if (frozen_budget_) return *frozen_budget_;
+  const ResolvedThreading r = ResolveLocked(api_);
+  frozen_budget_ = r.cpu_budget;
+  WarnIgnoredOnceLocked(r);
+  return *frozen_budget_;
+}
+
+void ThreadingConfig::WarnIgnoredOnceLocked(const ResolvedThreading& r) {
+  if (warned_ignored_) return;
+  warned_ignored_ = true;
+  for (const std::string& problem : r.ignored_variables) base::LogWarning(problem);
 }
 
 bool ThreadingConfig::frozen() const {

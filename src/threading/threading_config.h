@@ -76,6 +76,13 @@ class ThreadingConfig {
 
   bool frozen() const;
 
+  // Fixes the CPU budget alone (what the process-wide CpuBudget is built
+  // from) and returns it; the other settings stay open until Freeze(). A
+  // session with private pools calls this, not Freeze(): it shares the
+  // process's budget but not the global pools. Logs the ignored-variable
+  // warnings if Freeze() has not. Idempotent.
+  Setting FreezeCpuBudget();
+
  private:
   // What the API asked for; nullopt = never called (or 0 = automatic).
   struct ApiValues {
@@ -104,6 +111,9 @@ class ThreadingConfig {
   platform::CpuFacts cpu_;
   ApiValues api_;
   std::optional<ResolvedThreading> frozen_;
+  std::optional<Setting> frozen_budget_;  // FreezeCpuBudget(), or Freeze()
+  bool warned_ignored_ = false;
+  void WarnIgnoredOnceLocked(const ResolvedThreading& r);
 };
 
 // The configuration behind loom::config::threading, reading the process

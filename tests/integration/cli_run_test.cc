@@ -68,13 +68,14 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_GT(j["cpu_cores_used"].get<double>(), 0);
   EXPECT_GT(j["peak_rss_mb"].get<double>(), 1);
 
-  // intra 2: the caller plus one loom-intra worker; inter 2: two workers.
+  // intra 2: the caller plus one loom-intra worker; inter 2: the caller
+  // plus one loom-inter worker.
   const json& threads = j["threads"];
   EXPECT_EQ(threads["intra_op"], 1);
-  EXPECT_EQ(threads["inter_op"], 2);
+  EXPECT_EQ(threads["inter_op"], 1);
   EXPECT_EQ(threads["data"], 0);
   EXPECT_PRED2(platform::ThreadCountMatches, threads["other"].get<size_t>(), 0u);
-  EXPECT_PRED2(platform::ThreadCountMatches, threads["total"].get<size_t>(), 1u + 1 + 2);
+  EXPECT_PRED2(platform::ThreadCountMatches, threads["total"].get<size_t>(), 1u + 1 + 1);
 
   ASSERT_EQ(j["outputs"].size(), 1u);
   EXPECT_EQ(j["outputs"][0]["name"], "probabilities");
@@ -83,11 +84,11 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_NEAR(j["outputs"][0]["checksum"].get<double>(), 2.0, 1e-4);
 }
 
-TEST(CliRun, OneAndOneThreadsMeansNoIntraWorkerAndOneInterWorker) {
+TEST(CliRun, OneAndOneThreadsMeansNoWorkerAtAll) {
   const json j = RunJson({"--intra", "1", "--inter", "1"});
   EXPECT_EQ(j["intra_op_threads"], 1);
   EXPECT_EQ(j["threads"]["intra_op"], 0);
-  EXPECT_EQ(j["threads"]["inter_op"], 1);
+  EXPECT_EQ(j["threads"]["inter_op"], 0);
   EXPECT_PRED2(platform::ThreadCountMatches, j["threads"]["other"].get<size_t>(), 0u);
   EXPECT_EQ(j["outputs"][0]["shape"], json::array({1, 10}));
 }

@@ -69,17 +69,20 @@ TEST(CliThreads, ProcessHasExactlyTheConfiguredThreads) {
   json j = ThreadsJson({"--intra", "3", "--inter", "2"});
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 3);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "api");
-  // intra = 3: the calling thread plus two workers; inter = 2: two workers.
-  ExpectProcessThreads(j, {"loom-intra-0", "loom-intra-1", "loom-inter-0", "loom-inter-1"});
-  ASSERT_EQ(j["threads"].size(), 4u);
+  // intra = 3: the calling thread plus two workers; inter = 2: the thread
+  // calling run() plus one worker.
+  ExpectProcessThreads(j, {"loom-intra-0", "loom-intra-1", "loom-inter-0"});
+  ASSERT_EQ(j["threads"].size(), 3u);
   EXPECT_EQ(j["threads"][0]["name"], "loom-intra-0");
   EXPECT_EQ(j["threads"][0]["pool"], "intra_op");
-  EXPECT_EQ(j["threads"][3]["pool"], "inter_op");
+  EXPECT_EQ(j["threads"][0]["owner"], "global");
+  EXPECT_EQ(j["threads"][2]["pool"], "inter_op");
 }
 
 TEST(CliThreads, OneIntraThreadCreatesNoIntraWorker) {
+  // Nor does one inter-op thread: the caller is the only runner.
   json j = ThreadsJson({"--intra", "1", "--inter", "1"});
-  ExpectProcessThreads(j, {"loom-inter-0"});
+  ExpectProcessThreads(j, {});
 }
 
 TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
@@ -97,7 +100,7 @@ TEST(CliThreads, TensorFlowVariablesWork) {
   json j = ThreadsJson({}, {{"TF_NUM_INTRAOP_THREADS", "1"}, {"TF_NUM_INTEROP_THREADS", "3"}});
   EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "env:TF_NUM_INTRAOP_THREADS");
   EXPECT_EQ(j["inter_op_parallelism_threads"]["value"], 3);
-  ExpectProcessThreads(j, {"loom-inter-0", "loom-inter-1", "loom-inter-2"});
+  ExpectProcessThreads(j, {"loom-inter-0", "loom-inter-1"});
 }
 
 TEST(CliThreads, OmpNumThreadsIsOnlyAFallback) {
@@ -119,7 +122,7 @@ TEST(CliThreads, NoDataThreadsUntilAPipelineRuns) {
   json j = ThreadsJson({"--intra", "1", "--inter", "1", "--data", "3"});
   EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
   EXPECT_EQ(j["data_pipeline_threads"]["source"], "api");
-  ExpectProcessThreads(j, {"loom-inter-0"});
+  ExpectProcessThreads(j, {});
   EXPECT_TRUE(j["data_pipelines"].empty()) << j.dump();
 }
 
@@ -128,7 +131,7 @@ TEST(CliThreads, PipelineShowsDataThreadsAndWhatAutotuneChose) {
       ThreadsJson({"--intra", "1", "--inter", "1", "--pipeline"}, {{"LOOM_NUM_DATA_THREADS", "3"}});
   EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
   EXPECT_EQ(j["data_pipeline_threads"]["source"], "env:LOOM_NUM_DATA_THREADS");
-  ExpectProcessThreads(j, {"loom-inter-0", "loom-data-0", "loom-data-1", "loom-data-2"});
+  ExpectProcessThreads(j, {"loom-data-0", "loom-data-1", "loom-data-2"});
   ASSERT_EQ(j["data_pipelines"].size(), 1u) << j.dump();
   const json& pipeline = j["data_pipelines"][0];
   EXPECT_EQ(pipeline["cpu_budget"], 3);
@@ -197,7 +200,7 @@ TEST(CliThreads, OversubscriptionIsAllowedWithAWarning) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("oversubscription"), std::string::npos) << r.err;
   EXPECT_EQ(json::parse(r.out)["threads"].size(),
-            63u + json::parse(r.out)["inter_op_parallelism_threads"]["value"].get<size_t>());
+            63u + json::parse(r.out)["inter_op_parallelism_threads"]["value"].get<size_t>() - 1);
 }
 
 TEST(CliThreads, PinningFlagsPinTheWorkers) {
