@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <latch>
 #include <stdexcept>
 #include <string>
@@ -76,6 +77,31 @@ TEST(ThreadPool, WorkersAreNamedByPoolAndIndex) {
   ASSERT_EQ(pool.workers().size(), 2u);
   EXPECT_EQ(pool.workers()[1].name, "loom-named-1");
   EXPECT_GT(pool.workers()[1].tid, 0);
+}
+
+TEST(ThreadPool, OwnedWorkersCarryTheOwnerWithinTheKernelsFifteenCharacters) {
+  EXPECT_EQ(WorkerThreadName("", "intra", 0), "loom-intra-0");
+  EXPECT_EQ(WorkerThreadName("s1", "intra", 0), "loom-s1-intra-0");
+  EXPECT_EQ(WorkerThreadName("s9", "inter", 9), "loom-s9-inter-9");
+  EXPECT_EQ(WorkerThreadName("s1", "data", 12), "loom-s1-data-12");
+  // Too long for 15 characters: the pool name shortens, the owner stays.
+  EXPECT_EQ(WorkerThreadName("s12", "intra", 0), "loom-s12-ia-0");
+  EXPECT_EQ(WorkerThreadName("s12", "inter", 10), "loom-s12-ie-10");
+  EXPECT_EQ(WorkerThreadName("s123", "data", 100), "loom-s123-d-100");
+  // Past that, cut at 15.
+  EXPECT_EQ(WorkerThreadName("s123456", "intra", 1000), "loom-s123456-ia");
+  ThreadPoolOptions options = Options("intra", 1);
+  options.owner = "s42";
+  ThreadPool pool(options);
+  EXPECT_EQ(pool.workers()[0].name, "loom-s42-ia-0");
+  std::vector<std::string> names;
+  for (const auto& t : platform::ListProcessThreads()) names.push_back(t.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "loom-s42-ia-0"), names.end());
+  // A worker knows its own description; other threads are no worker.
+  EXPECT_EQ(CurrentWorkerInfo(), nullptr);
+  std::promise<std::string> seen;
+  pool.Schedule([&] { seen.set_value(CurrentWorkerInfo() ? CurrentWorkerInfo()->name : "none"); });
+  EXPECT_EQ(seen.get_future().get(), "loom-s42-ia-0");
 }
 
 TEST(ThreadPool, EveryScheduledTaskRunsOnce) {

@@ -322,6 +322,38 @@ TEST(Config, CpuBudgetIsOffUnlessSetZeroIsTheUsableCpusAndTheEnvironmentOutranks
   EXPECT_NE(MessageOf([&] { bad.Freeze(); }).find("LOOM_CPU_BUDGET='two'"), std::string::npos);
 }
 
+TEST(Config, FreezingTheBudgetAloneLeavesThePoolSettingsOpen) {
+  // What a session with private pools does: it shares the process's CPU
+  // budget, so that is fixed; the global pools' settings are not.
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetCpuBudget(1);
+  const Setting budget = config.FreezeCpuBudget();
+  EXPECT_EQ(budget.value, 1);
+  EXPECT_EQ(budget.source, "api");
+  EXPECT_FALSE(config.frozen());
+  EXPECT_NO_THROW(config.SetIntraOpThreads(2));
+  EXPECT_NO_THROW(config.SetInterOpThreads(1));
+  EXPECT_EQ(config.Resolve().intra_op_threads.value, 2);
+  EXPECT_EQ(MessageOf([&] { config.SetCpuBudget(2); }),
+            "The CPU budget cannot be modified after initialization.");
+  EXPECT_NO_THROW(config.SetCpuBudget(1));
+  EXPECT_EQ(config.Resolve().cpu_budget.value, 1);
+  // The full freeze keeps the budget fixed before it, and fixes the rest.
+  const ResolvedThreading frozen = config.Freeze();
+  EXPECT_EQ(frozen.cpu_budget.value, 1);
+  EXPECT_EQ(frozen.intra_op_threads.value, 2);
+  EXPECT_EQ(config.FreezeCpuBudget().value, 1);
+  EXPECT_THROW(config.SetIntraOpThreads(1), RuntimeError);
+
+  // Unset, the budget freezes as "none" (kNoCpuBudget); asking for one
+  // after that is refused rather than silently ignored.
+  ThreadingConfig none(MapEnvironment({}), probe);
+  EXPECT_EQ(none.FreezeCpuBudget().value, config::threading::kNoCpuBudget);
+  EXPECT_THROW(none.SetCpuBudget(1), RuntimeError);
+  EXPECT_NO_THROW(none.SetIntraOpThreads(1));
+}
+
 TEST(Config, InvalidVariableIsRefusedEvenWhenOutranked) {
   FakeSystemProbe probe = TwoCpuHost();
   ThreadingConfig config(
