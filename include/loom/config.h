@@ -121,9 +121,9 @@ struct CpuDescription {
 };
 
 struct ThreadDescription {
-  std::string name;             // "loom-intra-0", "loom-s1-intra-0"
-  std::string pool;             // "intra_op", "inter_op" or "data"
-  int tid = 0;                  // kernel thread id
+  std::string name;              // "loom-intra-0", "loom-s1-intra-0"
+  std::string pool;              // "intra_op", "inter_op" or "data"
+  int tid = 0;                   // kernel thread id
   std::string owner = "global";  // or "session 1": a session's private pools
 };
 

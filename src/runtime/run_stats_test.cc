@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "loom/config.h"
@@ -55,8 +55,9 @@ TEST(RunStats, TraceShowsIntraOpHelpersShareOfEachNode) {
   int helper_events = 0;
   for (int attempt = 0; attempt < 20 && helper_events == 0; ++attempt) {
     session.run({{"x", Tensor(DType::kFloat32, {256, 256})}}, {}, options, &stats);
-    helper_events = static_cast<int>(std::count_if(stats.trace.begin(), stats.trace.end(),
-                                                   [](const TraceEvent& e) { return e.intra_op_helper; }));
+    helper_events =
+        static_cast<int>(std::count_if(stats.trace.begin(), stats.trace.end(),
+                                       [](const TraceEvent& e) { return e.intra_op_helper; }));
   }
   ASSERT_GT(helper_events, 0) << "no helper took part in 20 runs";
   std::map<std::string, const TraceEvent*> nodes;

@@ -60,8 +60,8 @@ struct Job {
     CpuBudgetScope token(budget, CpuBudgetScope::Mode::kTry);
     if (!token.held()) return;
     const WorkerInfo* traced = helper && trace_sink != nullptr ? CurrentWorkerInfo() : nullptr;
-    const auto trace_begin =
-        traced != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto trace_begin = traced != nullptr ? std::chrono::steady_clock::now()
+                                               : std::chrono::steady_clock::time_point{};
     int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
     if (shard >= num_shards) return;  // taken meanwhile; nothing ran here
     while (shard < num_shards) {

@@ -46,7 +46,10 @@ TEST(CliThreads, PrintsTheConfigurationInForce) {
   ProcessResult r = RunLoom({"threads"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("intra_op_parallelism_threads"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("loom-inter-0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threads created by loom:"), std::string::npos) << r.out;
+  ProcessResult two = RunLoom({"threads", "--intra", "2", "--inter", "2"});
+  EXPECT_NE(two.out.find("loom-intra-0     intra_op  global"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("loom-inter-0     inter_op  global"), std::string::npos) << two.out;
 }
 
 TEST(CliThreads, JsonHasTheDocumentedShape) {

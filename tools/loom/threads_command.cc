@@ -120,7 +120,8 @@ void PrintText(const threading::Description& d) {
   for (const std::string& note : d.cpu.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("threads created by loom: %zu\n", d.threads.size());
   for (const auto& t : d.threads) {
-    std::printf("  %-16s %-9s tid %d\n", t.name.c_str(), t.pool.c_str(), t.tid);
+    std::printf("  %-16s %-9s %-10s tid %d\n", t.name.c_str(), t.pool.c_str(), t.owner.c_str(),
+                t.tid);
   }
   std::printf("data pipelines alive: %zu\n", d.data_pipelines.size());
   for (const auto& p : d.data_pipelines) {
