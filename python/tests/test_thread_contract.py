@@ -215,3 +215,35 @@ def test_two_private_sessions_have_their_own_named_threads_and_describe_lists_th
     assert owners == {name: "session " + name[6] for name in expected}
     assert out["started"] is False
 
+
+
+POOLS_BY_USE = THREAD_NAMES + """
+import json
+import loom
+t = loom.config.threading
+t.set_intra_op_parallelism_threads(2)
+t.set_inter_op_parallelism_threads(2)
+t.set_data_pipeline_threads(2)
+def loom_threads():
+    return sorted(name for _, name in thread_names() if name.startswith("loom-"))
+steps = {{}}
+if "{first}" == "data":
+    rows = list(loom.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls=2))
+    steps["after_pipeline"] = loom_threads()
+import numpy as np
+loom.ops.relu(np.ones((4, 4), np.float32))
+steps["after_eager_op"] = loom_threads()
+print(json.dumps(steps))
+"""
+
+
+@pytest.mark.parametrize("first", ["data", "eager"])
+def test_each_pool_starts_with_its_first_use(first):
+    # A pipeline creates only the data pool; an eager op only the intra-op
+    # pool; the inter-op pool waits for a session on the global pools.
+    out = run_json(POOLS_BY_USE.format(first=first))
+    if first == "data":
+        assert out["after_pipeline"] == ["loom-data-0", "loom-data-1"]
+        assert out["after_eager_op"] == ["loom-data-0", "loom-data-1", "loom-intra-0"]
+    else:
+        assert out["after_eager_op"] == ["loom-intra-0"]

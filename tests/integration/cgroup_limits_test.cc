@@ -70,9 +70,9 @@ class CgroupQuota : public ::testing::Test {
            Write(dir_ + "/cpu.cfs_quota_us", std::to_string(quota_us));
   }
 
-  nlohmann::json ThreadsInside() {
-    const std::string script =
-        "echo $$ > " + dir_ + "/cgroup.procs && exec " + LOOM_BINARY + " threads --json";
+  nlohmann::json ThreadsInside(const std::string& env = "") {
+    const std::string script = "echo $$ > " + dir_ + "/cgroup.procs && exec env " + env + " " +
+                               LOOM_BINARY + " threads --json";
     testing::ProcessResult r = testing::RunProcess({"/bin/sh", "-c", script});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out);
@@ -90,6 +90,10 @@ TEST_F(CgroupQuota, HalfACpuQuotaMakesAutomaticIntraOne) {
   EXPECT_EQ(j["cpu"]["usable"], 1);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 1);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "auto");
+  // The CPU budget's "usable CPUs" (0) follows the quota too.
+  nlohmann::json budget = ThreadsInside("LOOM_CPU_BUDGET=0");
+  EXPECT_EQ(budget["cpu_budget"]["value"], 1);
+  EXPECT_EQ(budget["cpu_budget"]["source"], "env:LOOM_CPU_BUDGET");
 }
 
 TEST_F(CgroupQuota, FractionalQuotaRoundsUp) {
@@ -99,6 +103,8 @@ TEST_F(CgroupQuota, FractionalQuotaRoundsUp) {
   const int cores = j["cpu"]["physical_cores"].get<int>();
   EXPECT_EQ(j["cpu"]["usable"], std::min(cores, 2));
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], std::min(cores, 2));
+  nlohmann::json budget = ThreadsInside("LOOM_CPU_BUDGET=0");
+  EXPECT_EQ(budget["cpu_budget"]["value"], std::min(cores, 2));
 }
 
 // The pids controller: v1 hierarchy or v2 root with "pids" enabled.
