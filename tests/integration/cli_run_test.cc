@@ -76,6 +76,13 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_EQ(threads["data"], 0);
   EXPECT_PRED2(platform::ThreadCountMatches, threads["other"].get<size_t>(), 0u);
   EXPECT_PRED2(platform::ThreadCountMatches, threads["total"].get<size_t>(), 1u + 1 + 1);
+  // And by name, pool and owner.
+  ASSERT_EQ(j["loom_threads"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["loom_threads"][0]["name"], "loom-intra-0");
+  EXPECT_EQ(j["loom_threads"][0]["pool"], "intra_op");
+  EXPECT_EQ(j["loom_threads"][0]["owner"], "global");
+  EXPECT_EQ(j["loom_threads"][1]["name"], "loom-inter-0");
+  EXPECT_EQ(j["loom_threads"][1]["pool"], "inter_op");
 
   ASSERT_EQ(j["outputs"].size(), 1u);
   EXPECT_EQ(j["outputs"][0]["name"], "probabilities");

@@ -125,6 +125,7 @@ int RunCommand(const std::vector<std::string>& args) {
                                 : 0;
   report.cpu_cores_used = wall_s > 0 ? cpu_s / wall_s : 0;
   report.threads = CountThreads(platform::ListProcessThreads(), static_cast<int>(getpid()));
+  report.loom_threads = described.threads;
   report.peak_rss_mb = PeakRssMb();
   report.peak_tensor_bytes = peak_bytes;
   std::vector<std::string> names;

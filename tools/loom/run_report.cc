@@ -138,6 +138,11 @@ std::string RunReport::ToJson() const {
                   {"inter_op", threads.inter_op},
                   {"data", threads.data},
                   {"other", threads.other}};
+  j["loom_threads"] = nlohmann::ordered_json::array();
+  for (const auto& t : loom_threads) {
+    j["loom_threads"].push_back(
+        {{"name", t.name}, {"pool", t.pool}, {"owner", t.owner}, {"tid", t.tid}});
+  }
   j["peak_rss_mb"] = peak_rss_mb;
   j["outputs"] = nlohmann::ordered_json::array();
   for (const OutputSummary& output : outputs) {

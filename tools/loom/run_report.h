@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "loom/config.h"
 #include "loom/tensor.h"
 #include "platform/thread_identity.h"
 
@@ -52,6 +53,8 @@ struct RunReport {
   double throughput_per_s = 0;  // batch items per second: batch / mean latency
   double cpu_cores_used = 0;    // process CPU time / wall time, timed iterations
   ThreadCensus threads;
+  // Every live Loom worker with its pool and owner (describe()'s list).
+  std::vector<config::threading::ThreadDescription> loom_threads;
   double peak_rss_mb = 0;
   int64_t peak_tensor_bytes = 0;  // RunStats::peak_bytes, the largest of the timed runs
   std::vector<OutputSummary> outputs;
