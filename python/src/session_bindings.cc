@@ -4,8 +4,13 @@
 //   name = sess.get_inputs()[0].name
 //   (y,) = sess.run(None, {name: x})
 
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +36,95 @@ struct PySessionOptions {
   int intra_op_num_threads = 0;  // 0: the global setting (loom.config.threading)
   int inter_op_num_threads = 0;
   GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::ORT_ENABLE_ALL;
+  // ONNX Runtime's profiling: every run is traced until end_profiling(),
+  // which writes <prefix>_<date>_<time>.json and returns its path.
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "loom_profile";
+};
+
+// What a profiling session has recorded: every traced run's events, with
+// times since profiling started.
+class Profile {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit Profile(std::string prefix) : prefix_(std::move(prefix)), start_(Clock::now()) {}
+
+  // Adds one run's trace; `run_start` is when run() was called.
+  void Add(Clock::time_point run_start, RunStats stats) {
+    const int64_t offset =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(run_start - start_).count();
+    std::lock_guard lock(mutex_);
+    for (TraceEvent& event : stats.trace) {
+      event.start_ns += offset;
+      event.end_ns += offset;
+      events_.push_back(std::move(event));
+    }
+  }
+
+  // ONNX Runtime's profile format: a JSON array of Chrome trace events,
+  // node events with args.op_name. Intra-op helpers' share of a node is an
+  // event of its own on the helper's thread (args.role "intra-op helper").
+  // Written under the GIL; returns the file's path.
+  std::string Write() {
+    std::vector<TraceEvent> events;
+    {
+      std::lock_guard lock(mutex_);
+      events.swap(events_);
+    }
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof(stamp), "%Y-%m-%d_%H-%M-%S", &local);
+    const std::string path = prefix_ + "_" + stamp + ".json";
+    const int pid = static_cast<int>(getpid());
+    nb::list out;
+    std::map<int, std::string> thread_names;
+    for (const TraceEvent& event : events) {
+      thread_names.emplace(event.tid, event.thread);
+      nb::dict args;
+      args["op_name"] = event.op;
+      args["thread"] = event.thread;
+      args["role"] = event.intra_op_helper ? "intra-op helper" : "node";
+      nb::dict e;
+      e["cat"] = "Node";
+      e["name"] = event.node;
+      e["ph"] = "X";
+      e["pid"] = pid;
+      e["tid"] = event.tid;
+      e["ts"] = static_cast<double>(event.start_ns) / 1000.0;
+      e["dur"] = static_cast<double>(event.end_ns - event.start_ns) / 1000.0;
+      e["args"] = args;
+      out.append(e);
+    }
+    for (const auto& [tid, name] : thread_names) {
+      nb::dict args;
+      args["name"] = name;
+      nb::dict e;
+      e["name"] = "thread_name";
+      e["ph"] = "M";
+      e["pid"] = pid;
+      e["tid"] = tid;
+      e["args"] = args;
+      out.append(e);
+    }
+    nb::module_ json = nb::module_::import_("json");
+    nb::object file = nb::module_::import_("builtins").attr("open")(path, "w");
+    try {
+      json.attr("dump")(out, file);
+    } catch (...) {
+      file.attr("close")();
+      throw;
+    }
+    file.attr("close")();
+    return path;
+  }
+
+ private:
+  const std::string prefix_;
+  const Clock::time_point start_;
+  std::mutex mutex_;
+  std::vector<TraceEvent> events_;  // guarded by mutex_
 };
 
 // onnxruntime.RunOptions' `terminate`, which cancels the runs given these
@@ -215,6 +309,7 @@ class InferenceSession {
     options.blocked_layout = so.graph_optimization_level == GraphOptimizationLevel::ORT_ENABLE_ALL;
     Graph graph = LoadModel(path_or_bytes);
     session_ = RunReleased([&] { return std::make_shared<Session>(std::move(graph), options); });
+    if (so.enable_profiling) profile_ = std::make_shared<Profile>(so.profile_file_prefix);
   }
 
   // Destroying a session joins its private pools' workers. One of them may
@@ -227,7 +322,13 @@ class InferenceSession {
   }
 
   nb::list Run(nb::handle output_names, nb::handle input_feed, nb::handle run_options) const {
-    const RunOptions options = ToRunOptions(run_options);
+    RunOptions options = ToRunOptions(run_options);
+    std::shared_ptr<Profile> profile;
+    {
+      std::lock_guard lock(profile_mutex_);
+      profile = profile_;
+    }
+    options.trace = profile != nullptr;
     std::vector<std::string> fetches;
     if (!output_names.is_none()) {
       for (nb::handle name : output_names) fetches.push_back(nb::cast<std::string>(name));
@@ -241,7 +342,11 @@ class InferenceSession {
       feeds.emplace(name, TensorFromPython(value, "InferenceSession.run: input '" + name + "'"));
     }
     std::vector<Tensor> outputs = RunReleased([&] {
-      std::vector<Tensor> results = session_->run(feeds, fetches, options);
+      const Profile::Clock::time_point start = Profile::Clock::now();
+      RunStats stats;
+      std::vector<Tensor> results =
+          session_->run(feeds, fetches, options, profile ? &stats : nullptr);
+      if (profile) profile->Add(start, std::move(stats));
       std::vector<const Tensor*> inputs;
       for (const auto& [name, tensor] : feeds) inputs.push_back(&tensor);
       for (Tensor& result : results) result = Unaliased(std::move(result), inputs);
@@ -262,6 +367,18 @@ class InferenceSession {
   int IntraOpThreads() const { return session_->intra_op_threads(); }
   int InterOpThreads() const { return session_->inter_op_threads(); }
 
+  // As onnxruntime: writes the profile of the runs since the session was
+  // created with enable_profiling and returns the file's path; "" when
+  // profiling is off. Later runs are not profiled.
+  std::string EndProfiling() {
+    std::shared_ptr<Profile> profile;
+    {
+      std::lock_guard lock(profile_mutex_);
+      profile.swap(profile_);
+    }
+    return profile ? profile->Write() : std::string();
+  }
+
  private:
   static std::vector<NodeArg> ToNodeArgs(const std::vector<ValueInfo>& infos) {
     std::vector<NodeArg> args;
@@ -270,6 +387,8 @@ class InferenceSession {
   }
 
   std::shared_ptr<Session> session_;
+  mutable std::mutex profile_mutex_;
+  std::shared_ptr<Profile> profile_;  // guarded; null when not profiling
 };
 
 }  // namespace
@@ -291,7 +410,13 @@ void BindSession(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("intra_op_num_threads", &PySessionOptions::intra_op_num_threads)
       .def_rw("inter_op_num_threads", &PySessionOptions::inter_op_num_threads)
-      .def_rw("graph_optimization_level", &PySessionOptions::graph_optimization_level);
+      .def_rw("graph_optimization_level", &PySessionOptions::graph_optimization_level)
+      .def_rw("enable_profiling", &PySessionOptions::enable_profiling,
+              "Trace every run (nodes and intra-op helpers' share of them) until "
+              "InferenceSession.end_profiling() writes the trace.")
+      .def_rw("profile_file_prefix", &PySessionOptions::profile_file_prefix,
+              "The profile file is <prefix>_<date>_<time>.json, relative to the working "
+              "directory.");
 
   nb::class_<PyRunOptions>(m, "RunOptions",
                            "Per-run settings, as onnxruntime.RunOptions: setting terminate = True "
@@ -335,6 +460,11 @@ void BindSession(nb::module_& m) {
            nb::arg("run_options").none() = nb::none(),
            "Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list "
            "of ndarrays.")
+      .def("end_profiling", &InferenceSession::EndProfiling,
+           "Writes the runs' profile (SessionOptions.enable_profiling) as a Chrome/Perfetto "
+           "trace, ONNX Runtime's format: a JSON array of events, node events with "
+           "args.op_name; intra-op helpers' share of a node on the helper's thread. Returns the "
+           "file's path, or '' when profiling is off.")
       .def("get_inputs", &InferenceSession::Inputs)
       .def("get_outputs", &InferenceSession::Outputs)
       .def("get_providers",
