@@ -237,6 +237,14 @@ Graph LoadModel(nb::handle path_or_bytes) {
     throw nb::type_error("InferenceSession: a model path must be str or os.PathLike of str");
   }
   const std::string file = nb::cast<std::string>(path);
+  // A missing file is Python's FileNotFoundError (errno, message, path), as
+  // open() raises; a directory or an unreadable file stays Loom's error.
+  if (!nb::cast<bool>(nb::module_::import_("os").attr("path").attr("exists")(path))) {
+    nb::object error = nb::module_::import_("builtins")
+                           .attr("FileNotFoundError")(2, "InferenceSession: no model file", path);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+    throw nb::python_error();
+  }
   return RunReleased([&] { return load_onnx_model(file); });
 }
 
@@ -310,6 +318,9 @@ class InferenceSession {
     Graph graph = LoadModel(path_or_bytes);
     session_ = RunReleased([&] { return std::make_shared<Session>(std::move(graph), options); });
     if (so.enable_profiling) profile_ = std::make_shared<Profile>(so.profile_file_prefix);
+    options_ = so;
+    options_.intra_op_num_threads = session_->intra_op_threads();
+    options_.inter_op_num_threads = session_->inter_op_threads();
   }
 
   // Destroying a session joins its private pools' workers. One of them may
@@ -323,6 +334,14 @@ class InferenceSession {
 
   nb::list Run(nb::handle output_names, nb::handle input_feed, nb::handle run_options) const {
     RunOptions options = ToRunOptions(run_options);
+    // A bare string would iterate as characters ("no value named 'o'").
+    if (nb::isinstance<nb::str>(output_names)) {
+      throw nb::type_error(
+          ("InferenceSession.run: output_names must be a list of output names or None, not a "
+           "str (write ['" +
+           nb::cast<std::string>(output_names) + "'])")
+              .c_str());
+    }
     std::shared_ptr<Profile> profile;
     {
       std::lock_guard lock(profile_mutex_);
@@ -331,15 +350,26 @@ class InferenceSession {
     options.trace = profile != nullptr;
     std::vector<std::string> fetches;
     if (!output_names.is_none()) {
-      for (nb::handle name : output_names) fetches.push_back(nb::cast<std::string>(name));
+      for (nb::handle name : output_names) {
+        if (!nb::isinstance<nb::str>(name)) {
+          throw nb::type_error(("InferenceSession.run: output_names must hold str, got " +
+                                nb::cast<std::string>(nb::repr(name.type())))
+                                   .c_str());
+        }
+        fetches.push_back(nb::cast<std::string>(name));
+      }
     }
     if (!nb::isinstance<nb::dict>(input_feed)) {
       throw nb::type_error("InferenceSession.run: input_feed must be a dict {input name: array}");
     }
     std::map<std::string, Tensor> feeds;
     for (auto [key, value] : nb::borrow<nb::dict>(input_feed)) {
+      if (!nb::isinstance<nb::str>(key)) {
+        throw nb::type_error("InferenceSession.run: input_feed keys must be input names (str)");
+      }
       const std::string name = nb::cast<std::string>(key);
-      feeds.emplace(name, TensorFromPython(value, "InferenceSession.run: input '" + name + "'"));
+      const std::string what = "InferenceSession.run: input '" + name + "'";
+      feeds.emplace(name, TensorFromPython(AsInputArray(name, value), what));
     }
     std::vector<Tensor> outputs = RunReleased([&] {
       const Profile::Clock::time_point start = Profile::Clock::now();
@@ -361,6 +391,41 @@ class InferenceSession {
     }
     return arrays;
   }
+
+  // A list, tuple or Python scalar fed for an input becomes an array of the
+  // input's declared type, as ONNX Runtime converts it (NumPy alone would
+  // make float64 of [1.0, 2.0]); arrays pass through unchanged.
+  nb::object AsInputArray(const std::string& name, nb::handle value) const {
+    nb::module_ numpy = nb::module_::import_("numpy");
+    if (nb::isinstance(value, numpy.attr("ndarray"))) return nb::borrow(value);
+    for (const ValueInfo& input : session_->inputs()) {
+      if (input.name == name && input.type.dtype != DType::kBFloat16) {  // NumPy has none
+        const std::string dtype(dtype_name(input.type.dtype));
+        try {
+          return numpy.attr("asarray")(value, nb::arg("dtype") = dtype);
+        } catch (const nb::python_error& error) {
+          throw InvalidArgumentError("InferenceSession.run: input '" + name + "': cannot read " +
+                                     nb::cast<std::string>(nb::repr(value.type())) + " as " +
+                                     dtype + " (" + error.what() + ")");
+        }
+      }
+    }
+    return nb::borrow(value);
+  }
+
+  std::string Repr() const {
+    auto names = [](const std::vector<ValueInfo>& infos) {
+      std::string out;
+      for (const ValueInfo& info : infos) out += (out.empty() ? "'" : ", '") + info.name + "'";
+      return "[" + out + "]";
+    };
+    return "<loom.InferenceSession inputs=" + names(session_->inputs()) +
+           " outputs=" + names(session_->outputs()) +
+           " intra_op_num_threads=" + std::to_string(session_->intra_op_threads()) +
+           " inter_op_num_threads=" + std::to_string(session_->inter_op_threads()) + ">";
+  }
+
+  PySessionOptions SessionOptionsCopy() const { return options_; }
 
   std::vector<NodeArg> Inputs() const { return ToNodeArgs(session_->inputs()); }
   std::vector<NodeArg> Outputs() const { return ToNodeArgs(session_->outputs()); }
@@ -387,6 +452,7 @@ class InferenceSession {
   }
 
   std::shared_ptr<Session> session_;
+  PySessionOptions options_;  // as given, with the thread counts in force
   mutable std::mutex profile_mutex_;
   std::shared_ptr<Profile> profile_;  // guarded; null when not profiling
 };
@@ -416,7 +482,17 @@ void BindSession(nb::module_& m) {
               "InferenceSession.end_profiling() writes the trace.")
       .def_rw("profile_file_prefix", &PySessionOptions::profile_file_prefix,
               "The profile file is <prefix>_<date>_<time>.json, relative to the working "
-              "directory.");
+              "directory.")
+      .def("__repr__", [](const PySessionOptions& so) {
+        static constexpr const char* kLevels[] = {"ORT_DISABLE_ALL", "ORT_ENABLE_BASIC",
+                                                  "ORT_ENABLE_EXTENDED"};
+        const int level = static_cast<int>(so.graph_optimization_level);
+        return "SessionOptions(intra_op_num_threads=" + std::to_string(so.intra_op_num_threads) +
+               ", inter_op_num_threads=" + std::to_string(so.inter_op_num_threads) +
+               ", graph_optimization_level=" + (level <= 2 ? kLevels[level] : "ORT_ENABLE_ALL") +
+               ", enable_profiling=" + (so.enable_profiling ? "True" : "False") +
+               ", profile_file_prefix='" + so.profile_file_prefix + "')";
+      });
 
   nb::class_<PyRunOptions>(m, "RunOptions",
                            "Per-run settings, as onnxruntime.RunOptions: setting terminate = True "
@@ -426,7 +502,12 @@ void BindSession(nb::module_& m) {
                            "raising loom.errors.DeadlineExceededError (a TimeoutError).")
       .def(nb::init<>())
       .def_prop_rw("terminate", &PyRunOptions::terminate, &PyRunOptions::set_terminate)
-      .def_rw("timeout_seconds", &PyRunOptions::timeout_seconds);
+      .def_rw("timeout_seconds", &PyRunOptions::timeout_seconds)
+      .def("__repr__", [](const PyRunOptions& ro) {
+        return "RunOptions(terminate=" + std::string(ro.terminate() ? "True" : "False") +
+               ", timeout_seconds=" +
+               nb::cast<std::string>(nb::repr(nb::float_(ro.timeout_seconds))) + ")";
+      });
 
   nb::class_<NodeArg>(m, "NodeArg", "A graph input or output: name, shape, type.")
       .def_ro("name", &NodeArg::name)
@@ -465,6 +546,9 @@ void BindSession(nb::module_& m) {
            "trace, ONNX Runtime's format: a JSON array of events, node events with "
            "args.op_name; intra-op helpers' share of a node on the helper's thread. Returns the "
            "file's path, or '' when profiling is off.")
+      .def("get_session_options", &InferenceSession::SessionOptionsCopy,
+           "A copy of the options the session was created with, the thread counts as in force.")
+      .def("__repr__", &InferenceSession::Repr)
       .def("get_inputs", &InferenceSession::Inputs)
       .def("get_outputs", &InferenceSession::Outputs)
       .def("get_providers",
