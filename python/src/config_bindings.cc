@@ -3,6 +3,8 @@
 // frozen-after-start error, validation) lives in C++; this file only maps
 // warnings and errors to Python's.
 
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,14 +17,93 @@ namespace {
 
 namespace threading = loom::config::threading;
 
-template <typename Setter>
-auto WarningSetter(Setter setter) {
-  return [setter](int value) { RunWithWarnings([&] { setter(value); }); };
+// An integer setting's argument, as Python passes it: an int or anything
+// with __index__ (numpy.int64), never a bool, str or float (which nanobind
+// would otherwise convert or report as "invoked with: int"). Out of the C++
+// int range is a ValueError naming the setting; the range rules themselves
+// live in C++.
+int IntArgument(nb::handle value, const char* setting) {
+  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+    throw nb::type_error((std::string(setting) + ": expected an int, got " +
+                          nb::cast<std::string>(nb::repr(value.type())) + " " +
+                          nb::cast<std::string>(nb::repr(value)))
+                             .c_str());
+  }
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long number = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || number < std::numeric_limits<int>::min() ||
+      number > std::numeric_limits<int>::max()) {
+    throw nb::value_error(
+        (std::string(setting) + " = " + nb::cast<std::string>(nb::repr(value)) + " is out of range")
+            .c_str());
+  }
+  return static_cast<int>(number);
+}
+
+// A CPU list as the CLI and LOOM_*_CPUS take it ("0-3,6") or a sequence of
+// ints.
+std::vector<int> CpuListArgument(nb::handle value, const char* setting) {
+  std::vector<int> cpus;
+  if (nb::isinstance<nb::str>(value)) {
+    const std::string text = nb::cast<std::string>(value);
+    auto bad = [&] {
+      return nb::value_error((std::string(setting) + ": '" + text +
+                              "' is not a CPU list (write e.g. '0-3,6' or [0, 1, 2, 3, 6])")
+                                 .c_str());
+    };
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const size_t comma = text.find(',', pos);
+      const std::string item = text.substr(pos, comma == std::string::npos ? comma : comma - pos);
+      const size_t dash = item.find('-');
+      try {
+        size_t used = 0;
+        const int first = std::stoi(item.substr(0, dash), &used);
+        if (used != (dash == std::string::npos ? item.size() : dash) || first < 0) throw bad();
+        int last = first;
+        if (dash != std::string::npos) {
+          const std::string tail = item.substr(dash + 1);
+          last = std::stoi(tail, &used);
+          if (used != tail.size() || last < first) throw bad();
+        }
+        if (last - first >= threading::kMaxThreads) throw bad();
+        for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+      } catch (const std::logic_error&) {  // stoi: not a number, or too large
+        throw bad();
+      }
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+      if (pos == text.size()) throw bad();  // a trailing comma
+    }
+    return cpus;
+  }
+  if (!PySequence_Check(value.ptr())) {
+    throw nb::type_error((std::string(setting) +
+                          ": expected a list of CPU numbers or a "
+                          "string like '0-3', got " +
+                          nb::cast<std::string>(nb::repr(value.type())))
+                             .c_str());
+  }
+  for (nb::handle cpu : value) cpus.push_back(IntArgument(cpu, setting));
+  return cpus;
 }
 
 template <typename Setter>
-auto WarningCpuSetter(Setter setter) {
-  return [setter](const std::vector<int>& cpus) { RunWithWarnings([&] { setter(cpus); }); };
+auto WarningSetter(Setter setter, const char* setting) {
+  return [setter, setting](nb::handle value) {
+    const int number = IntArgument(value, setting);
+    RunWithWarnings([&] { setter(number); });
+  };
+}
+
+template <typename Setter>
+auto WarningCpuSetter(Setter setter, const char* setting) {
+  return [setter, setting](nb::handle value) {
+    const std::vector<int> cpus = CpuListArgument(value, setting);
+    RunWithWarnings([&] { setter(cpus); });
+  };
 }
 
 }  // namespace
@@ -36,38 +117,50 @@ void BindConfig(nb::module_& m) {
       "which then warn; after the runtime starts a change raises RuntimeError.");
 
   t.def("set_intra_op_parallelism_threads",
-        WarningSetter(threading::set_intra_op_parallelism_threads), nb::arg("num_threads"),
+        WarningSetter(threading::set_intra_op_parallelism_threads,
+                      "set_intra_op_parallelism_threads"),
+        nb::arg("num_threads").none(),
         "Threads one op may use: the calling thread plus num_threads - 1 'loom-intra-*' workers. "
         "0 = automatic (usable CPUs). Raises ValueError for a negative count, RuntimeError for a "
         "change after the runtime started.");
   t.def("get_intra_op_parallelism_threads", &threading::get_intra_op_parallelism_threads,
         "The intra-op thread count in force (never 0: automatic is resolved).");
   t.def("set_inter_op_parallelism_threads",
-        WarningSetter(threading::set_inter_op_parallelism_threads), nb::arg("num_threads"),
-        "Independent ops that may run at once ('loom-inter-*' threads). 0 = automatic.");
+        WarningSetter(threading::set_inter_op_parallelism_threads,
+                      "set_inter_op_parallelism_threads"),
+        nb::arg("num_threads").none(),
+        "Nodes of one session run that may run at once: the thread calling run() plus "
+        "num_threads - 1 'loom-inter-*' workers. 0 = automatic.");
   t.def("get_inter_op_parallelism_threads", &threading::get_inter_op_parallelism_threads,
         "The inter-op thread count in force (never 0).");
-  t.def("set_data_pipeline_threads", WarningSetter(threading::set_data_pipeline_threads),
-        nb::arg("num_threads"),
+  t.def("set_data_pipeline_threads",
+        WarningSetter(threading::set_data_pipeline_threads, "set_data_pipeline_threads"),
+        nb::arg("num_threads").none(),
         "Threads of the 'loom-data-*' pool that runs loom.data pipelines (created when the first "
         "pipeline starts iterating). 0 = automatic (usable CPUs). LOOM_NUM_DATA_THREADS outranks "
         "it.");
   t.def("get_data_pipeline_threads", &threading::get_data_pipeline_threads,
         "The data pool size in force (never 0).");
-  t.def("set_spin_wait_us", WarningSetter(threading::set_spin_wait_us), nb::arg("microseconds"),
+  t.def("set_spin_wait_us", WarningSetter(threading::set_spin_wait_us, "set_spin_wait_us"),
+        nb::arg("microseconds").none(),
         "How long an idle worker spins before it blocks; 0 blocks at once (the good-neighbour "
         "setting).");
   t.def("get_spin_wait_us", &threading::get_spin_wait_us);
-  t.def("set_cpu_budget", WarningSetter(threading::set_cpu_budget), nb::arg("tokens"),
+  t.def("set_cpu_budget", WarningSetter(threading::set_cpu_budget, "set_cpu_budget"),
+        nb::arg("tokens").none(),
         "The process's CPU budget: at most this many threads run Loom work at once (intra-op "
         "helpers, inter-op runners, data workers and the threads calling run() or an op, "
         "together). 0 = the usable CPUs; never called: no budget. LOOM_CPU_BUDGET outranks it.");
   t.def("get_cpu_budget", &threading::get_cpu_budget, "The CPU budget in force (never 0).");
-  t.def("set_intra_op_cpu_affinity", WarningCpuSetter(threading::set_intra_op_cpu_affinity),
-        nb::arg("cpus"), "Pins intra-op worker i to cpus[i % len(cpus)]; [] = not pinned.");
+  t.def("set_intra_op_cpu_affinity",
+        WarningCpuSetter(threading::set_intra_op_cpu_affinity, "set_intra_op_cpu_affinity"),
+        nb::arg("cpus").none(),
+        "Pins intra-op worker i to cpus[i % len(cpus)]; [] = not pinned. cpus: a list of CPU "
+        "numbers or a string like '0-3,6' (the CLI's and LOOM_INTRAOP_CPUS' syntax).");
   t.def("get_intra_op_cpu_affinity", &threading::get_intra_op_cpu_affinity);
-  t.def("set_inter_op_cpu_affinity", WarningCpuSetter(threading::set_inter_op_cpu_affinity),
-        nb::arg("cpus"));
+  t.def("set_inter_op_cpu_affinity",
+        WarningCpuSetter(threading::set_inter_op_cpu_affinity, "set_inter_op_cpu_affinity"),
+        nb::arg("cpus").none());
   t.def("get_inter_op_cpu_affinity", &threading::get_inter_op_cpu_affinity);
   t.def(
       "describe",

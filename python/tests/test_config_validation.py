@@ -5,6 +5,8 @@ freezing once the runtime starts (docs/threading.md, "Validation" and
 
 import pytest
 
+# Only for argument errors, raised before any setting changes.
+import loom
 from conftest import run_json, run_python
 
 # Calls `setter(value)` and reports the exception: type names, the isinstance
@@ -299,3 +301,68 @@ def test_other_libraries_variables_never_stop_loom(env, intra, spin, warning):
         assert "is ignored" not in result.stderr
     else:
         assert result.stderr.count(warning) == 1, result.stderr
+
+
+SETTERS = [
+    "set_intra_op_parallelism_threads",
+    "set_inter_op_parallelism_threads",
+    "set_data_pipeline_threads",
+    "set_spin_wait_us",
+    "set_cpu_budget",
+]
+
+
+@pytest.mark.parametrize("setter", SETTERS)
+@pytest.mark.parametrize("value", ["1", 2.0, True, None, [1]])
+def test_a_count_that_is_not_an_int_is_a_type_error_naming_the_setting(setter, value):
+    with pytest.raises(TypeError, match=f"{setter}: expected an int"):
+        getattr(loom.config.threading, setter)(value)
+
+
+@pytest.mark.parametrize("setter", SETTERS)
+def test_a_count_beyond_any_int_is_a_value_error_naming_the_setting(setter):
+    with pytest.raises(ValueError, match=f"{setter} = {10**20} is out of range"):
+        getattr(loom.config.threading, setter)(10**20)
+
+
+def test_numpy_integers_are_counts():
+    out = run_json(
+        """
+import json, numpy as np, loom
+t = loom.config.threading
+t.set_intra_op_parallelism_threads(np.int64(3))
+t.set_intra_op_cpu_affinity(np.array([0]))
+print(json.dumps([t.get_intra_op_parallelism_threads(), t.get_intra_op_cpu_affinity()]))
+"""
+    )
+    assert out == [3, [0]]
+
+
+def test_cpu_affinity_takes_the_clis_cpu_list_syntax():
+    out = run_json(
+        """
+import json, os, loom
+t = loom.config.threading
+cpus = sorted(os.sched_getaffinity(0))
+t.set_intra_op_cpu_affinity(f"{cpus[0]}")
+single = t.get_intra_op_cpu_affinity()
+t.set_inter_op_cpu_affinity(f"{cpus[0]}-{cpus[-1]}")
+print(json.dumps([single, t.get_inter_op_cpu_affinity(), cpus]))
+"""
+    )
+    single, both, cpus = out
+    assert single == [cpus[0]]
+    assert both == list(range(cpus[0], cpus[-1] + 1))
+
+
+@pytest.mark.parametrize("text", ["x", "0-", "-1", "3-1", "0,", "0,,1", "1.5", "0-99999999999"])
+def test_a_malformed_cpu_list_is_a_value_error(text):
+    with pytest.raises(ValueError, match="is not a CPU list"):
+        loom.config.threading.set_intra_op_cpu_affinity(text)
+
+
+def test_a_cpu_list_of_the_wrong_type_is_a_type_error():
+    with pytest.raises(TypeError, match="expected a list of CPU numbers"):
+        loom.config.threading.set_intra_op_cpu_affinity(0)
+    with pytest.raises(TypeError, match="expected an int"):
+        loom.config.threading.set_inter_op_cpu_affinity([0, "1"])
