@@ -4,13 +4,14 @@
 // warnings and errors to Python's.
 
 #include <limits>
-#include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bridge.h"
 #include "loom/config.h"
 #include "loom/runtime.h"
+#include "platform/cpu_list.h"
 
 namespace loom::python {
 namespace {
@@ -48,36 +49,13 @@ std::vector<int> CpuListArgument(nb::handle value, const char* setting) {
   std::vector<int> cpus;
   if (nb::isinstance<nb::str>(value)) {
     const std::string text = nb::cast<std::string>(value);
-    auto bad = [&] {
-      return nb::value_error((std::string(setting) + ": '" + text +
-                              "' is not a CPU list (write e.g. '0-3,6' or [0, 1, 2, 3, 6])")
-                                 .c_str());
-    };
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const size_t comma = text.find(',', pos);
-      const std::string item = text.substr(pos, comma == std::string::npos ? comma : comma - pos);
-      const size_t dash = item.find('-');
-      try {
-        size_t used = 0;
-        const int first = std::stoi(item.substr(0, dash), &used);
-        if (used != (dash == std::string::npos ? item.size() : dash) || first < 0) throw bad();
-        int last = first;
-        if (dash != std::string::npos) {
-          const std::string tail = item.substr(dash + 1);
-          last = std::stoi(tail, &used);
-          if (used != tail.size() || last < first) throw bad();
-        }
-        if (last - first >= threading::kMaxThreads) throw bad();
-        for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-      } catch (const std::logic_error&) {  // stoi: not a number, or too large
-        throw bad();
-      }
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-      if (pos == text.size()) throw bad();  // a trailing comma
+    std::optional<std::vector<int>> parsed = platform::ParseCpuList(text);
+    if (!parsed) {
+      throw nb::value_error((std::string(setting) + ": '" + text +
+                             "' is not a CPU list (write e.g. '0-3,6' or [0, 1, 2, 3, 6])")
+                                .c_str());
     }
-    return cpus;
+    return *parsed;
   }
   if (!PySequence_Check(value.ptr())) {
     throw nb::type_error((std::string(setting) +
