@@ -42,6 +42,7 @@
 // Thread safety: both functions may be called concurrently.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -49,13 +50,27 @@
 
 namespace loom {
 
-// Reads and converts the model at `path`.
-Graph load_onnx_model(const std::string& path);
+// What a model says about itself (ModelProto's and GraphProto's descriptive
+// fields), as ONNX Runtime's ModelMetadata shows it. Empty when absent.
+struct OnnxModelMetadata {
+  std::string producer_name;
+  std::string producer_version;
+  std::string domain;
+  int64_t model_version = 0;
+  std::string doc_string;
+  std::string graph_name;
+  std::string graph_doc_string;
+  std::map<std::string, std::string> metadata_props;  // ModelProto.metadata_props
+};
+
+// Reads and converts the model at `path`; fills `metadata` when given.
+Graph load_onnx_model(const std::string& path, OnnxModelMetadata* metadata = nullptr);
 
 // Converts a serialized ModelProto. External data is looked up in
 // `model_dir` (empty: a model with external data is refused); `label` names
 // the model in error messages.
 Graph load_onnx_model_from_bytes(std::string_view bytes, const std::string& model_dir = "",
-                                 const std::string& label = "<memory>");
+                                 const std::string& label = "<memory>",
+                                 OnnxModelMetadata* metadata = nullptr);
 
 }  // namespace loom

@@ -85,6 +85,10 @@ struct SessionOptions {
   // nodes only at the edges; false keeps every node NCHW (to compare the
   // two, as ONNX Runtime's ORT_ENABLE_EXTENDED vs ORT_ENABLE_ALL).
   bool blocked_layout = true;
+  // Run one node at a time, on the thread that calls run() (ONNX Runtime's
+  // ORT_SEQUENTIAL): the session's inter-op count is 1 whatever the pools
+  // are, and it never uses (nor creates) an inter-op pool.
+  bool sequential = false;
 };
 
 struct RunOptions {

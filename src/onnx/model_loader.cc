@@ -47,7 +47,7 @@ namespace {
 // their weights as external data.
 constexpr size_t kMaxModelBytes = INT_MAX;
 
-Graph Import(std::string_view bytes, const std::string& model_dir) {
+Graph Import(std::string_view bytes, const std::string& model_dir, OnnxModelMetadata* metadata) {
   if (bytes.empty()) throw InvalidArgumentError("the model is empty (0 bytes)");
   if (bytes.size() > kMaxModelBytes) {
     throw InvalidArgumentError("the model is " + std::to_string(bytes.size()) +
@@ -80,6 +80,19 @@ Graph Import(std::string_view bytes, const std::string& model_dir) {
   Graph graph = onnx_import::ConvertGraph(model, names, {model_dir});
   onnx_import::AdaptToLatestOpset(graph, opset, onnx_import::DeclaredRanks(model.graph()));
   verify_graph(graph);
+  if (metadata != nullptr) {
+    metadata->producer_name = model.producer_name();
+    metadata->producer_version = model.producer_version();
+    metadata->domain = model.domain();
+    metadata->model_version = model.model_version();
+    metadata->doc_string = model.doc_string();
+    metadata->graph_name = model.graph().name();
+    metadata->graph_doc_string = model.graph().doc_string();
+    metadata->metadata_props.clear();
+    for (const onnx::StringStringEntryProto& entry : model.metadata_props()) {
+      metadata->metadata_props[entry.key()] = entry.value();  // a repeated key: the last wins
+    }
+  }
   return graph;
 }
 
@@ -130,17 +143,17 @@ Graph WithLabel(const std::string& label, Fn&& fn) {
 
 }  // namespace
 
-Graph load_onnx_model(const std::string& path) {
+Graph load_onnx_model(const std::string& path, OnnxModelMetadata* metadata) {
   return WithLabel(path, [&] {
     std::string folder = std::filesystem::path(path).parent_path().string();
     if (folder.empty()) folder = ".";
-    return Import(ReadModelFile(path), folder);
+    return Import(ReadModelFile(path), folder, metadata);
   });
 }
 
 Graph load_onnx_model_from_bytes(std::string_view bytes, const std::string& model_dir,
-                                 const std::string& label) {
-  return WithLabel(label, [&] { return Import(bytes, model_dir); });
+                                 const std::string& label, OnnxModelMetadata* metadata) {
+  return WithLabel(label, [&] { return Import(bytes, model_dir, metadata); });
 }
 
 }  // namespace loom

@@ -39,6 +39,37 @@ TEST(OnnxLoader, AddReluWithRawDataInitializer) {
   EXPECT_EQ(Values(out[0]), (std::vector<float>{1, 0, 2.5f, 0, 2, 0}));
 }
 
+TEST(OnnxLoader, MetadataIsReportedWhenAsked) {
+  TestModel m;
+  m.Input("x", kFloat, {2});
+  m.Node("Relu", {"x"}, {"y"}, "relu");
+  m.Output("y", kFloat, {2});
+  m.proto().set_producer_name("pytorch");
+  m.proto().set_producer_version("2.5");
+  m.proto().set_domain("ai.example");
+  m.proto().set_model_version(7);
+  m.proto().set_doc_string("a model");
+  m.graph().set_name("main_graph");
+  m.graph().set_doc_string("the graph");
+  for (const auto& [key, value] :
+       {std::pair{"author", "me"}, {"license", "x"}, {"author", "you"}}) {
+    onnx::StringStringEntryProto* entry = m.proto().add_metadata_props();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+  OnnxModelMetadata metadata;
+  load_onnx_model_from_bytes(m.Serialize(), "", "test.onnx", &metadata);
+  EXPECT_EQ(metadata.producer_name, "pytorch");
+  EXPECT_EQ(metadata.producer_version, "2.5");
+  EXPECT_EQ(metadata.domain, "ai.example");
+  EXPECT_EQ(metadata.model_version, 7);
+  EXPECT_EQ(metadata.doc_string, "a model");
+  EXPECT_EQ(metadata.graph_name, "main_graph");
+  EXPECT_EQ(metadata.graph_doc_string, "the graph");
+  EXPECT_EQ(metadata.metadata_props,
+            (std::map<std::string, std::string>{{"author", "you"}, {"license", "x"}}));
+}
+
 TEST(OnnxLoader, GraphKeepsNamesInputsOutputsAndSymbols) {
   TestModel m;
   m.Input("x", kFloat, {"batch", 4, kUnnamedDim});

@@ -104,9 +104,11 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
 
   const threading::ResolvedThreading& settings = impl_->runtime->settings();
   impl_->resources.intra_op_pool = intra_pool;
-  impl_->resources.inter_op_pool = impl_->runtime->inter_op_pool();
+  // A sequential session never asks for the inter-op pool, so a pool
+  // created on first use is not created for it.
+  impl_->resources.inter_op_pool = options.sequential ? nullptr : impl_->runtime->inter_op_pool();
   impl_->resources.intra_op_threads = settings.intra_op_threads.value;
-  impl_->resources.inter_op_threads = settings.inter_op_threads.value;
+  impl_->resources.inter_op_threads = options.sequential ? 1 : settings.inter_op_threads.value;
   impl_->resources.usable_cpus = settings.cpu.usable;
   impl_->resources.cpu_budget = impl_->runtime->cpu_budget();
   impl_->resources.buffers = std::make_shared<runtime::BufferPool>(kMaxCachedBytes);

@@ -146,6 +146,27 @@ TEST(Session, PrivatePoolsAreCreatedAndJoinedWithTheSession) {
   EXPECT_TRUE(config::threading::describe().threads.empty());
 }
 
+TEST(Session, SequentialRunsEveryNodeOnTheCallerAndCreatesNoInterOpPool) {
+  ASSERT_FALSE(runtime_started());
+  SessionOptions options;
+  options.use_private_thread_pools = true;
+  options.intra_op_threads = 1;
+  options.inter_op_threads = 4;  // would run the branches side by side
+  options.sequential = true;
+  Session session(runtime::testing::FanOutGraph(8, 64), options);
+  EXPECT_EQ(session.inter_op_threads(), 1);
+  RunOptions run_options;
+  run_options.trace = true;
+  RunStats stats;
+  for (int i = 0; i < 20; ++i) {
+    session.run({{"x", Tensor(DType::kFloat32, {64})}}, {}, run_options, &stats);
+    ASSERT_FALSE(stats.trace.empty());
+    for (const TraceEvent& event : stats.trace) EXPECT_EQ(event.thread, "caller") << event.node;
+  }
+  // Intra 1 and sequential: the session needs no thread at all.
+  EXPECT_TRUE(config::threading::describe().threads.empty());
+}
+
 TEST(Session, InvalidGraphIsRejectedAtConstruction) {
   Graph graph = runtime::testing::ChainGraph(3, 4);
   graph.nodes[1].inputs[0] = "missing";
