@@ -14,9 +14,14 @@ import atexit as _atexit
 
 from loom import config, data, errors, ops
 from loom._loom import (
+    ExecutionMode,
+    ExecutionOrder,
     GraphOptimizationLevel,
     InferenceSession,
+    IOBinding,
+    ModelMetadata,
     NodeArg,
+    OrtValue,
     RunOptions,
     SessionOptions,
     __version__,
@@ -27,9 +32,14 @@ from loom._loom import (
 )
 
 __all__ = [
+    "ExecutionMode",
+    "ExecutionOrder",
     "GraphOptimizationLevel",
+    "IOBinding",
     "InferenceSession",
+    "ModelMetadata",
     "NodeArg",
+    "OrtValue",
     "RunOptions",
     "SessionOptions",
     "__version__",

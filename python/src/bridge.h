@@ -81,6 +81,18 @@ void RunWithWarnings(Work&& work) {
   RaiseAsPythonWarnings(capture.take());
 }
 
+// A setting's argument checked as Python passes it, `setting` naming it in
+// errors (python/src/arguments.cc). IntArgument: an int or anything with
+// __index__ (numpy.int64), never a bool, str or float (TypeError); outside
+// the C++ int range is a ValueError. BoolArgument: a bool or numpy.bool_.
+// StrArgument: a str.
+int IntArgument(nb::handle value, const char* setting);
+bool BoolArgument(nb::handle value, const char* setting);
+std::string StrArgument(nb::handle value, const char* setting);
+
+// warnings.warn(message) the first time `key` is seen in this process.
+void WarnOnce(const std::string& key, const std::string& message);
+
 void BindErrors(nb::module_& m);
 void BindConfig(nb::module_& m);
 void BindSession(nb::module_& m);

@@ -3,7 +3,6 @@
 // frozen-after-start error, validation) lives in C++; this file only maps
 // warnings and errors to Python's.
 
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,31 +16,6 @@ namespace loom::python {
 namespace {
 
 namespace threading = loom::config::threading;
-
-// An integer setting's argument, as Python passes it: an int or anything
-// with __index__ (numpy.int64), never a bool, str or float (which nanobind
-// would otherwise convert or report as "invoked with: int"). Out of the C++
-// int range is a ValueError naming the setting; the range rules themselves
-// live in C++.
-int IntArgument(nb::handle value, const char* setting) {
-  if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
-    throw nb::type_error((std::string(setting) + ": expected an int, got " +
-                          nb::cast<std::string>(nb::repr(value.type())) + " " +
-                          nb::cast<std::string>(nb::repr(value)))
-                             .c_str());
-  }
-  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index.is_valid()) throw nb::python_error();
-  int overflow = 0;
-  const long long number = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow != 0 || number < std::numeric_limits<int>::min() ||
-      number > std::numeric_limits<int>::max()) {
-    throw nb::value_error(
-        (std::string(setting) + " = " + nb::cast<std::string>(nb::repr(value)) + " is out of range")
-            .c_str());
-  }
-  return static_cast<int>(number);
-}
 
 // A CPU list as the CLI and LOOM_*_CPUS take it ("0-3,6") or a sequence of
 // ints.

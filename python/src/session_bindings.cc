@@ -16,38 +16,30 @@
 #include <vector>
 
 #include "bridge.h"
+#include "io_binding.h"
 #include "loom/config.h"
 #include "loom/errors.h"
 #include "loom/onnx.h"
 #include "loom/session.h"
+#include "session_options.h"
 
 namespace loom::python {
 namespace {
-
-// ONNX Runtime's names, so `so.graph_optimization_level = ...` ports as is.
-enum class GraphOptimizationLevel : int {
-  ORT_DISABLE_ALL = 0,
-  ORT_ENABLE_BASIC = 1,
-  ORT_ENABLE_EXTENDED = 2,
-  ORT_ENABLE_ALL = 99,
-};
-
-struct PySessionOptions {
-  int intra_op_num_threads = 0;  // 0: the global setting (loom.config.threading)
-  int inter_op_num_threads = 0;
-  GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::ORT_ENABLE_ALL;
-  // ONNX Runtime's profiling: every run is traced until end_profiling(),
-  // which writes <prefix>_<date>_<time>.json and returns its path.
-  bool enable_profiling = false;
-  std::string profile_file_prefix = "loom_profile";
-};
 
 // What a profiling session has recorded: every traced run's events, with
 // times since profiling started.
 class Profile {
  public:
   using Clock = std::chrono::steady_clock;
-  explicit Profile(std::string prefix) : prefix_(std::move(prefix)), start_(Clock::now()) {}
+  explicit Profile(std::string prefix)
+      : prefix_(std::move(prefix)),
+        start_(Clock::now()),
+        start_epoch_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count()) {}
+
+  // When profiling started, in nanoseconds since the Unix epoch.
+  int64_t start_epoch_ns() const { return start_epoch_ns_; }
 
   // Adds one run's trace; `run_start` is when run() was called.
   void Add(Clock::time_point run_start, RunStats stats) {
@@ -123,43 +115,10 @@ class Profile {
  private:
   const std::string prefix_;
   const Clock::time_point start_;
+  const int64_t start_epoch_ns_;
   std::mutex mutex_;
   std::vector<TraceEvent> events_;  // guarded by mutex_
 };
-
-// onnxruntime.RunOptions' `terminate`, which cancels the runs given these
-// options (from any thread), plus Loom's deadline. Read under the GIL when
-// run() starts; the token's flag is shared with the run from then on.
-struct PyRunOptions {
-  CancellationToken token;
-  double timeout_seconds = 0;  // 0: no deadline
-
-  bool terminate() const { return token.cancelled(); }
-  void set_terminate(bool terminate) {
-    if (terminate) {
-      token.cancel();
-    } else if (token.cancelled()) {
-      token = CancellationToken();  // later runs start afresh
-    }
-  }
-};
-
-RunOptions ToRunOptions(nb::handle run_options) {
-  RunOptions options;
-  if (run_options.is_none()) return options;
-  PyRunOptions* python_options = nullptr;
-  if (!nb::try_cast(run_options, python_options) || python_options == nullptr) {
-    throw nb::type_error("InferenceSession.run: run_options must be a loom.RunOptions or None");
-  }
-  if (!(python_options->timeout_seconds >= 0)) {
-    throw InvalidArgumentError("RunOptions.timeout_seconds must be >= 0 (0 = no deadline), got " +
-                               std::to_string(python_options->timeout_seconds));
-  }
-  options.cancellation = python_options->token;
-  options.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::duration<double>(python_options->timeout_seconds));
-  return options;
-}
 
 // ONNX Runtime's element type strings.
 std::string OrtTypeName(DType dtype) {
@@ -200,6 +159,25 @@ struct NodeArg {
   std::string type;
 };
 
+struct ModelMetadataFields {
+  ModelMetadataFields(std::string producer, std::string graph, std::string domain_, std::string doc,
+                      std::string graph_doc, int64_t version_, nb::dict map)
+      : producer_name(std::move(producer)),
+        graph_name(std::move(graph)),
+        domain(std::move(domain_)),
+        description(std::move(doc)),
+        graph_description(std::move(graph_doc)),
+        version(version_),
+        custom(std::move(map)) {}
+  std::string producer_name;
+  std::string graph_name;
+  std::string domain;
+  std::string description;
+  std::string graph_description;
+  int64_t version;
+  nb::dict custom;  // a copy is handed out, so callers cannot change it
+};
+
 NodeArg ToNodeArg(const ValueInfo& info) {
   NodeArg arg{info.name, nb::none(), OrtTypeName(info.type.dtype)};
   if (info.type.shape) {
@@ -222,14 +200,14 @@ NodeArg ToNodeArg(const ValueInfo& info) {
   return arg;
 }
 
-Graph LoadModel(nb::handle path_or_bytes) {
+Graph LoadModel(nb::handle path_or_bytes, OnnxModelMetadata* metadata) {
   if (nb::isinstance<nb::bytes>(path_or_bytes) || PyByteArray_Check(path_or_bytes.ptr())) {
     std::string bytes = nb::isinstance<nb::bytes>(path_or_bytes)
                             ? std::string(nb::borrow<nb::bytes>(path_or_bytes).c_str(),
                                           nb::borrow<nb::bytes>(path_or_bytes).size())
                             : std::string(PyByteArray_AsString(path_or_bytes.ptr()),
                                           PyByteArray_Size(path_or_bytes.ptr()));
-    return RunReleased([&] { return load_onnx_model_from_bytes(bytes, "", "<bytes>"); });
+    return RunReleased([&] { return load_onnx_model_from_bytes(bytes, "", "<bytes>", metadata); });
   }
   nb::object path =
       nb::module_::import_("os").attr("fspath")(path_or_bytes);  // TypeError otherwise
@@ -245,7 +223,7 @@ Graph LoadModel(nb::handle path_or_bytes) {
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
     throw nb::python_error();
   }
-  return RunReleased([&] { return load_onnx_model(file); });
+  return RunReleased([&] { return load_onnx_model(file, metadata); });
 }
 
 // Providers as ONNX Runtime takes them: names or (name, options) pairs, and
@@ -291,8 +269,11 @@ class InferenceSession {
                    nb::handle providers, nb::handle provider_options,
                    std::optional<int> intra_op_num_threads,
                    std::optional<int> inter_op_num_threads) {
-    CheckProviders(providers, provider_options);
     const PySessionOptions so = sess_options.value_or(PySessionOptions{});
+    // log_severity_level 3 (error) or 4 (fatal) silences the warnings
+    // raised while the session is created, as ONNX Runtime's does its log.
+    const bool quiet = so.log_severity_level >= 3;
+    if (!quiet) CheckProviders(providers, provider_options);
     const int intra = intra_op_num_threads.value_or(so.intra_op_num_threads);
     const int inter = inter_op_num_threads.value_or(so.inter_op_num_threads);
     if (intra < 0 || inter < 0) {
@@ -301,26 +282,58 @@ class InferenceSession {
           "(0 = the global setting), got " +
           std::to_string(intra) + " and " + std::to_string(inter));
     }
-    SessionOptions options;
+    SessionOptions options = so.ToSessionOptions();
     // A count given for this session means private pools, as in ONNX
     // Runtime; the other count then comes from the global configuration.
-    if (intra > 0 || inter > 0) {
+    if (intra > 0 || inter > 0 || so.use_per_session_threads) {
       options.use_private_thread_pools = true;
       options.intra_op_threads =
           intra > 0 ? intra : config::threading::get_intra_op_parallelism_threads();
       options.inter_op_threads =
           inter > 0 ? inter : config::threading::get_inter_op_parallelism_threads();
     }
-    options.optimization_level = std::min(static_cast<int>(so.graph_optimization_level), 2);
-    // ONNX Runtime's layout transformations (its NCHWc path) come with
-    // ORT_ENABLE_ALL only; so does Loom's blocked layout.
-    options.blocked_layout = so.graph_optimization_level == GraphOptimizationLevel::ORT_ENABLE_ALL;
-    Graph graph = LoadModel(path_or_bytes);
-    session_ = RunReleased([&] { return std::make_shared<Session>(std::move(graph), options); });
+    Graph graph = LoadModel(path_or_bytes, &metadata_);
+    const std::vector<std::string> unused = OverrideFreeDimensions(graph, so);
+    std::vector<std::string> warnings;
+    for (const std::string& name : unused) {
+      warnings.push_back(
+          "SessionOptions.add_free_dimension_override_by_name: no input of the "
+          "model has a dimension named '" +
+          name + "'");
+    }
+    if (!quiet) RaiseAsPythonWarnings(warnings);
+    auto create = [&] { return std::make_shared<Session>(std::move(graph), options); };
+    if (quiet) {
+      WarningCapture silenced;  // collects the warnings, which are dropped
+      nb::gil_scoped_release release;
+      session_ = create();
+    } else {
+      session_ = RunReleased(create);
+    }
     if (so.enable_profiling) profile_ = std::make_shared<Profile>(so.profile_file_prefix);
     options_ = so;
     options_.intra_op_num_threads = session_->intra_op_threads();
     options_.inter_op_num_threads = session_->inter_op_threads();
+  }
+
+  // Fixes the inputs' dimensions named in `so`'s free-dimension overrides;
+  // returns the names no input dimension has.
+  static std::vector<std::string> OverrideFreeDimensions(Graph& graph, const PySessionOptions& so) {
+    std::vector<std::string> unused;
+    for (const auto& [name, size] : so.free_dimension_overrides) {
+      bool found = false;
+      for (ValueInfo& input : graph.inputs) {
+        if (!input.type.shape) continue;
+        for (Dim& dim : *input.type.shape) {
+          if (!dim.is_known() && dim.symbol() == name) {
+            dim = Dim(size);
+            found = true;
+          }
+        }
+      }
+      if (!found) unused.push_back(name);
+    }
+    return unused;
   }
 
   // Destroying a session joins its private pools' workers. One of them may
@@ -432,6 +445,30 @@ class InferenceSession {
   int IntraOpThreads() const { return session_->intra_op_threads(); }
   int InterOpThreads() const { return session_->inter_op_threads(); }
 
+  // ONNX Runtime's ModelMetadata fields.
+  ModelMetadataFields ModelMeta() const {
+    nb::dict custom;
+    for (const auto& [key, value] : metadata_.metadata_props) custom[key.c_str()] = value;
+    return ModelMetadataFields(metadata_.producer_name, metadata_.graph_name, metadata_.domain,
+                               metadata_.doc_string, metadata_.graph_doc_string,
+                               metadata_.model_version, custom);
+  }
+
+  // Inputs with a default value (an initializer the model also lists as an
+  // input), which a feed may override.
+  std::vector<NodeArg> OverridableInitializers() const {
+    std::vector<NodeArg> args;
+    for (const ValueInfo& input : session_->inputs()) {
+      if (session_->graph().initializers.count(input.name) != 0) args.push_back(ToNodeArg(input));
+    }
+    return args;
+  }
+
+  int64_t ProfilingStartNs() const {
+    std::lock_guard lock(profile_mutex_);
+    return profile_ ? profile_->start_epoch_ns() : 0;
+  }
+
   // As onnxruntime: writes the profile of the runs since the session was
   // created with enable_profiling and returns the file's path; "" when
   // profiling is off. Later runs are not profiled.
@@ -452,6 +489,7 @@ class InferenceSession {
   }
 
   std::shared_ptr<Session> session_;
+  OnnxModelMetadata metadata_;
   PySessionOptions options_;  // as given, with the thread counts in force
   mutable std::mutex profile_mutex_;
   std::shared_ptr<Profile> profile_;  // guarded; null when not profiling
@@ -460,53 +498,21 @@ class InferenceSession {
 }  // namespace
 
 void BindSession(nb::module_& m) {
-  nb::enum_<GraphOptimizationLevel>(m, "GraphOptimizationLevel",
-                                    "ONNX Runtime's levels: DISABLE_ALL = Loom level 0 (run as "
-                                    "given), BASIC = 1 (constant folding, dead nodes), EXTENDED "
-                                    "and ALL = 2 (also BatchNorm folding, bias/activation fusion).")
-      .value("ORT_DISABLE_ALL", GraphOptimizationLevel::ORT_DISABLE_ALL)
-      .value("ORT_ENABLE_BASIC", GraphOptimizationLevel::ORT_ENABLE_BASIC)
-      .value("ORT_ENABLE_EXTENDED", GraphOptimizationLevel::ORT_ENABLE_EXTENDED)
-      .value("ORT_ENABLE_ALL", GraphOptimizationLevel::ORT_ENABLE_ALL);
-
-  nb::class_<PySessionOptions>(m, "SessionOptions",
-                               "Per-session settings, as onnxruntime.SessionOptions. A thread "
-                               "count above 0 gives the session private pools of that size; 0 "
-                               "uses the global pools (loom.config.threading).")
-      .def(nb::init<>())
-      .def_rw("intra_op_num_threads", &PySessionOptions::intra_op_num_threads)
-      .def_rw("inter_op_num_threads", &PySessionOptions::inter_op_num_threads)
-      .def_rw("graph_optimization_level", &PySessionOptions::graph_optimization_level)
-      .def_rw("enable_profiling", &PySessionOptions::enable_profiling,
-              "Trace every run (nodes and intra-op helpers' share of them) until "
-              "InferenceSession.end_profiling() writes the trace.")
-      .def_rw("profile_file_prefix", &PySessionOptions::profile_file_prefix,
-              "The profile file is <prefix>_<date>_<time>.json, relative to the working "
-              "directory.")
-      .def("__repr__", [](const PySessionOptions& so) {
-        static constexpr const char* kLevels[] = {"ORT_DISABLE_ALL", "ORT_ENABLE_BASIC",
-                                                  "ORT_ENABLE_EXTENDED"};
-        const int level = static_cast<int>(so.graph_optimization_level);
-        return "SessionOptions(intra_op_num_threads=" + std::to_string(so.intra_op_num_threads) +
-               ", inter_op_num_threads=" + std::to_string(so.inter_op_num_threads) +
-               ", graph_optimization_level=" + (level <= 2 ? kLevels[level] : "ORT_ENABLE_ALL") +
-               ", enable_profiling=" + (so.enable_profiling ? "True" : "False") +
-               ", profile_file_prefix='" + so.profile_file_prefix + "')";
-      });
-
-  nb::class_<PyRunOptions>(m, "RunOptions",
-                           "Per-run settings, as onnxruntime.RunOptions: setting terminate = True "
-                           "(from any thread) stops the runs given these options before their next "
-                           "node, raising loom.errors.CancelledError; set it back to False to run "
-                           "again. timeout_seconds (Loom's own) stops a run that takes longer, "
-                           "raising loom.errors.DeadlineExceededError (a TimeoutError).")
-      .def(nb::init<>())
-      .def_prop_rw("terminate", &PyRunOptions::terminate, &PyRunOptions::set_terminate)
-      .def_rw("timeout_seconds", &PyRunOptions::timeout_seconds)
-      .def("__repr__", [](const PyRunOptions& ro) {
-        return "RunOptions(terminate=" + std::string(ro.terminate() ? "True" : "False") +
-               ", timeout_seconds=" +
-               nb::cast<std::string>(nb::repr(nb::float_(ro.timeout_seconds))) + ")";
+  nb::class_<ModelMetadataFields>(m, "ModelMetadata",
+                                  "What the model says about itself, as "
+                                  "onnxruntime.ModelMetadata.")
+      .def_ro("producer_name", &ModelMetadataFields::producer_name)
+      .def_ro("graph_name", &ModelMetadataFields::graph_name)
+      .def_ro("domain", &ModelMetadataFields::domain)
+      .def_ro("description", &ModelMetadataFields::description)
+      .def_ro("graph_description", &ModelMetadataFields::graph_description)
+      .def_ro("version", &ModelMetadataFields::version)
+      .def_prop_ro("custom_metadata_map",
+                   [](const ModelMetadataFields& meta) { return nb::dict(meta.custom); })
+      .def("__repr__", [](const ModelMetadataFields& meta) {
+        return "ModelMetadata(producer_name='" + meta.producer_name + "', graph_name='" +
+               meta.graph_name + "', domain='" + meta.domain +
+               "', version=" + std::to_string(meta.version) + ")";
       });
 
   nb::class_<NodeArg>(m, "NodeArg", "A graph input or output: name, shape, type.")
@@ -550,6 +556,49 @@ void BindSession(nb::module_& m) {
            "A copy of the options the session was created with, the thread counts as in force.")
       .def("__repr__", &InferenceSession::Repr)
       .def("get_inputs", &InferenceSession::Inputs)
+      .def("get_modelmeta", &InferenceSession::ModelMeta,
+           "The model's producer, graph name, domain, descriptions, version and "
+           "metadata_props, as onnxruntime.ModelMetadata.")
+      .def("get_overridable_initializers", &InferenceSession::OverridableInitializers,
+           "Inputs with a default value (an initializer also listed as an input).")
+      .def("get_profiling_start_time_ns", &InferenceSession::ProfilingStartNs,
+           "When profiling started (ns since the Unix epoch); 0 when not profiling.")
+      .def("get_provider_options",
+           [](const InferenceSession&) {
+             nb::dict options;
+             options["CPUExecutionProvider"] = nb::dict();
+             return options;
+           })
+      .def(
+          "set_providers",
+          [](InferenceSession&, nb::handle providers, nb::handle provider_options) {
+            CheckProviders(providers, provider_options);
+          },
+          nb::arg("providers").none() = nb::none(), nb::arg("provider_options").none() = nb::none(),
+          "Loom runs on the CPU whatever the providers; others warn, as at creation.")
+      .def(
+          "disable_fallback", [](InferenceSession&) {},
+          "Nothing to do: Loom has no other provider to fall back from.")
+      .def(
+          "enable_fallback", [](InferenceSession&) {},
+          "Nothing to do: Loom has no other provider to fall back from.")
+      .def(
+          "io_binding", [](nb::handle self) { return IoBinding(nb::borrow(self)); },
+          "An IOBinding for this session, as onnxruntime's.")
+      .def(
+          "run_with_iobinding",
+          [](nb::handle self, IoBinding& binding, nb::handle run_options) {
+            binding.Run(self, run_options);
+          },
+          nb::arg("iobinding"), nb::arg("run_options").none() = nb::none())
+      .def(
+          "run_with_ort_values",
+          [](nb::handle self, nb::handle output_names, nb::handle input_dict_ort_values,
+             nb::handle run_options) {
+            return RunWithOrtValues(self, output_names, input_dict_ort_values, run_options);
+          },
+          nb::arg("output_names").none(), nb::arg("input_dict_ort_values"),
+          nb::arg("run_options").none() = nb::none())
       .def("get_outputs", &InferenceSession::Outputs)
       .def("get_providers",
            [](const InferenceSession&) { return std::vector<std::string>{"CPUExecutionProvider"}; })

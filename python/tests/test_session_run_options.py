@@ -70,13 +70,16 @@ def test_timeout_raises_deadline_exceeded_which_is_a_timeout_error(long_chain, x
     long_chain.run(None, {"x": x}, options)
 
 
-def test_negative_timeout_is_a_value_error(long_chain, x):
+def test_negative_or_endless_timeout_is_a_value_error_when_set():
     options = loom.RunOptions()
-    options.timeout_seconds = -1.0
-    with pytest.raises(ValueError, match="timeout_seconds"):
-        long_chain.run(None, {"x": x}, options)
+    for bad in (-1.0, float("nan"), float("inf"), 1e12):
+        with pytest.raises(ValueError, match="timeout_seconds"):
+            options.timeout_seconds = bad
+    with pytest.raises(TypeError, match="timeout_seconds"):
+        options.timeout_seconds = "5"
+    assert options.timeout_seconds == 0.0
 
 
 def test_unknown_run_options_attributes_are_refused_not_ignored():
     with pytest.raises(AttributeError):
-        loom.RunOptions().log_severity_level = 3
+        loom.RunOptions().timeout_secs = 3  # a misspelt field
