@@ -121,6 +121,11 @@ void DefGeneric(nb::module_& m) {
         Attributes attrs;
         if (attributes) {
           for (auto [key, value] : *attributes) {
+            if (!nb::isinstance<nb::str>(key)) {
+              throw nb::type_error(("loom.ops.run: attribute names must be str, got " +
+                                    nb::cast<std::string>(nb::repr(key)))
+                                       .c_str());
+            }
             const std::string name = nb::cast<std::string>(key);
             attrs.emplace(name, AttributeFromPython(name, value));
           }

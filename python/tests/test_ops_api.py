@@ -164,6 +164,15 @@ def test_generic_run_errors():
         loom.ops.run("LeakyRelu", [np.ones(2, np.float32)], {"alpha": [1, "a"]})
 
 
+def test_generic_run_refuses_an_attribute_the_op_does_not_have():
+    a = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match=r"Softmax: unknown attribute 'axsi' \(its attributes: axis\)"):
+        loom.ops.run("Softmax", [a], {"axsi": 0})
+    with pytest.raises(TypeError, match="attribute names"):
+        loom.ops.run("Softmax", [a], {0: 1})
+    np.testing.assert_allclose(loom.ops.run("Softmax", [a], {"axis": 0})[0], np.full((2, 3), 0.5))
+
+
 def test_supported_ops_is_sorted_and_has_the_common_ops():
     ops = loom.ops.supported_ops()
     assert ops == sorted(ops)

@@ -8,6 +8,7 @@
 #include "loom/errors.h"
 #include "loom/ops.h"
 #include "ops/eager_context.h"
+#include "ops/onnx_attribute_names.h"
 #include "threading/cpu_budget.h"
 #include "threading/thread_pool.h"
 
@@ -66,6 +67,7 @@ std::vector<Tensor> run_optional(std::string_view op, const std::vector<const Te
     throw InvalidArgumentError("no operator '" + std::string(op) +
                                "' (supported_ops() lists them)");
   }
+  CheckOnnxAttributeNames(op, attributes);
   const kernels::KernelContext ctx = EagerContext();
   const Tensor* first = FirstPresent(inputs);
   if (first != nullptr && (registration->dtypes & kernels::DTypeBit(first->dtype())) == 0) {
