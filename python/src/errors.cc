@@ -7,6 +7,7 @@
 #include "loom/errors.h"
 
 #include <exception>
+#include <typeinfo>
 
 #include "bridge.h"
 
@@ -74,6 +75,12 @@ void BindErrors(nb::module_& m) {
       PyErr_SetString(types.deadline_exceeded, e.what());
     } catch (const Error& e) {
       PyErr_SetString(types.error, e.what());
+    } catch (const std::bad_cast&) {
+      // A conversion no binding checked for: never Python's "RuntimeError:
+      // std::bad_cast". Bindings name the argument where they can.
+      PyErr_SetString(PyExc_TypeError,
+                      "a value passed to Loom has a type this call does not take (help() on "
+                      "the function shows the types)");
     }
   });
 }

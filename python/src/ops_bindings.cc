@@ -84,8 +84,17 @@ DType DTypeFromPython(nb::handle dtype) {
 // A Python value as an ONNX attribute: int/bool -> int, float, str, array ->
 // tensor, and homogeneous lists of ints, floats (ints allowed) or strs.
 AttributeValue AttributeFromPython(const std::string& name, nb::handle value) {
+  // An int outside int64 (ONNX's attribute type) says so, naming the attribute.
+  auto int64_of = [&name](nb::handle item) {
+    int64_t number = 0;
+    if (!nb::try_cast(item, number)) {
+      throw InvalidArgumentError("attribute '" + name + "': " +
+                                 nb::cast<std::string>(nb::repr(item)) + " does not fit in int64");
+    }
+    return number;
+  };
   if (nb::isinstance<nb::bool_>(value) || nb::isinstance<nb::int_>(value)) {
-    return nb::cast<int64_t>(value);
+    return int64_of(value);
   }
   if (nb::isinstance<nb::float_>(value)) return nb::cast<float>(value);
   if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
@@ -97,7 +106,11 @@ AttributeValue AttributeFromPython(const std::string& name, nb::handle value) {
       all_numbers &= is_int || nb::isinstance<nb::float_>(item);
       all_strs &= nb::isinstance<nb::str>(item);
     }
-    if (all_ints) return nb::cast<std::vector<int64_t>>(value);
+    if (all_ints) {
+      std::vector<int64_t> numbers;
+      for (nb::handle item : value) numbers.push_back(int64_of(item));
+      return numbers;
+    }
     if (all_numbers) return nb::cast<std::vector<float>>(value);
     if (all_strs) return nb::cast<std::vector<std::string>>(value);
     throw InvalidArgumentError("attribute '" + name +

@@ -170,6 +170,8 @@ def test_generic_run_refuses_an_attribute_the_op_does_not_have():
         loom.ops.run("Softmax", [a], {"axsi": 0})
     with pytest.raises(TypeError, match="attribute names"):
         loom.ops.run("Softmax", [a], {0: 1})
+    with pytest.raises(ValueError, match="attribute 'axis': 100000000000000000000 does not fit"):
+        loom.ops.run("Softmax", [a], {"axis": 10**20})
     np.testing.assert_allclose(loom.ops.run("Softmax", [a], {"axis": 0})[0], np.full((2, 3), 0.5))
 
 
