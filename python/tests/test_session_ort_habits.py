@@ -85,3 +85,10 @@ def test_reprs_say_what_the_object_is():
     ro = loom.RunOptions()
     ro.timeout_seconds = 1.5
     assert repr(ro) == "RunOptions(terminate=False, timeout_seconds=1.5)"
+
+
+def test_unknown_fetch_names_the_python_setting_that_keeps_intermediates():
+    session = loom.InferenceSession(add_model())
+    with pytest.raises(ValueError, match="no value named 'nope'") as error:
+        session.run(["nope"], {"x": [1.0, 2.0], "y": 1.0})
+    assert "GraphOptimizationLevel.ORT_DISABLE_ALL" in str(error.value)

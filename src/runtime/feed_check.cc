@@ -87,8 +87,11 @@ std::vector<int> ResolveFetches(const Graph& graph, const ExecutionPlan& plan,
       }
       throw InvalidArgumentError("run: no value named '" + fetch + "' in graph '" + graph.name +
                                  "' (its outputs: " + outputs +
-                                 "; intermediate values that optimization removed cannot be "
-                                 "fetched, use optimization_level 0 to keep them)");
+                                 "; an intermediate value the optimizer removed can be fetched "
+                                 "with optimization off: in Python "
+                                 "SessionOptions.graph_optimization_level = "
+                                 "GraphOptimizationLevel.ORT_DISABLE_ALL, in C++ "
+                                 "SessionOptions::optimization_level = 0)");
     }
     slots.push_back(slot);
   }
