@@ -73,4 +73,21 @@ Graph load_onnx_model_from_bytes(std::string_view bytes, const std::string& mode
                                  const std::string& label = "<memory>",
                                  OnnxModelMetadata* metadata = nullptr);
 
+// Writes `graph` as an ONNX model: IR version 12, the default domain at
+// opset 24 (the forms the importer reads every older opset into), inputs,
+// outputs and the intermediate types shape inference found, initializers
+// inside the file. A node ONNX does not define as it stands — an op ONNX
+// lacks (the optimizer's FusedMatMul, Nchwc*, LoomAttention, ...) or an ONNX
+// op with attributes ONNX's op never had (a Conv with a fused activation) —
+// is written in the domain "ai.loom" (version 1), which load_onnx_model
+// reads back; other ONNX tools see those as custom ops, as they do ONNX
+// Runtime's optimized models. A graph made only of ONNX nodes (optimization
+// level 0 or 1, or any graph built from ONNX ops) loads in any runtime.
+//
+// Throws loom::InvalidArgumentError when the model would exceed protobuf's
+// 2 GiB, and when the file cannot be written (naming the path and the
+// reason). Thread safety: may be called concurrently.
+std::string save_onnx_model_to_bytes(const Graph& graph);
+void save_onnx_model(const Graph& graph, const std::string& path);
+
 }  // namespace loom

@@ -310,6 +310,12 @@ class InferenceSession {
     } else {
       session_ = RunReleased(create);
     }
+    if (!so.optimized_model_filepath.empty()) {
+      RunReleased([&] {
+        save_onnx_model(session_->graph(), so.optimized_model_filepath);
+        return 0;
+      });
+    }
     if (so.enable_profiling) profile_ = std::make_shared<Profile>(so.profile_file_prefix);
     options_ = so;
     options_.intra_op_num_threads = session_->intra_op_threads();

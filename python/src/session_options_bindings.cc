@@ -208,12 +208,10 @@ void BindSessionOptionsClass(nb::module_& m) {
             nb::object path = nb::module_::import_("os").attr("fspath")(value);
             so.optimized_model_filepath =
                 StrArgument(path, "SessionOptions.optimized_model_filepath");
-            if (!so.optimized_model_filepath.empty()) {
-              NoEffect("SessionOptions.optimized_model_filepath",
-                       "Loom cannot write its optimized graph as ONNX yet (`loom trace` and "
-                       "InferenceSession profiling show the nodes it runs)");
-            }
-          });
+          },
+          "When set, creating a session writes the graph it runs (after optimization) there as "
+          "ONNX; Loom's own nodes (fusions, the blocked layout) are in the domain 'ai.loom', "
+          "which Loom reads back.");
   const char* kReuse =
       "a session always reuses its intermediate buffers (up to 1 GiB kept idle) and frees them "
       "when it is destroyed";

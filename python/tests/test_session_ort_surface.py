@@ -25,10 +25,10 @@ SESSION_OPTIONS = {
         "intra_op_num_threads", "inter_op_num_threads", "graph_optimization_level",
         "execution_mode", "use_per_session_threads", "enable_profiling", "profile_file_prefix",
         "log_severity_level", "add_session_config_entry", "get_session_config_entry",
-        "add_free_dimension_override_by_name", "has_providers",
+        "add_free_dimension_override_by_name", "has_providers", "optimized_model_filepath",
     ],
     "no_effect": [
-        "execution_order", "log_verbosity_level", "logid", "optimized_model_filepath",
+        "execution_order", "log_verbosity_level", "logid",
         "enable_cpu_mem_arena", "enable_mem_pattern", "enable_mem_reuse",
         "use_deterministic_compute", "add_free_dimension_override_by_denotation",
     ],
@@ -233,15 +233,63 @@ def test_fields_loom_cannot_apply_warn_once_per_process():
         "        so.enable_mem_reuse = False\n"
         "        so.enable_cpu_mem_arena = True\n"
         "        so.execution_order = loom.ExecutionOrder.PRIORITY_BASED\n"
-        "        so.optimized_model_filepath = 'opt.onnx'\n"
         "        so.add_session_config_entry('session.use_env_allocators', '1')\n"
         "for w in caught: print(w.message)\n"
     )
     lines = out.strip().splitlines()
-    assert len(lines) == 4, lines
+    assert len(lines) == 3, lines
     assert all("has no effect in Loom" in line for line in lines)
     assert any("enable_mem_reuse = False" in line for line in lines)
     assert any("session.use_env_allocators" in line for line in lines)
+
+
+def cnn_model():
+    rng = np.random.default_rng(5)
+    w = numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "b")
+    return make_model(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"]),
+         helper.make_node("GlobalAveragePool", ["r"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8, 1, 1])],
+        initializers=[w, b],
+    ).SerializeToString()
+
+
+@pytest.mark.parametrize("level", ["ORT_ENABLE_BASIC", "ORT_ENABLE_ALL"])
+def test_optimized_model_filepath_writes_the_graph_loom_runs(tmp_path, level):
+    path = tmp_path / "optimized.onnx"
+    so = loom.SessionOptions()
+    so.graph_optimization_level = getattr(loom.GraphOptimizationLevel, level)
+    so.optimized_model_filepath = str(path)
+    session = loom.InferenceSession(cnn_model(), so)
+    x = np.random.default_rng(1).standard_normal((2, 3, 16, 16)).astype(np.float32)
+    (expected,) = session.run(None, {"x": x})
+    saved = onnx.load(str(path))
+    domains = {node.domain for node in saved.graph.node}
+    # Read back by Loom, run as written: the same numbers.
+    plain = loom.SessionOptions()
+    plain.graph_optimization_level = loom.GraphOptimizationLevel.ORT_DISABLE_ALL
+    (again,) = loom.InferenceSession(str(path), plain).run(None, {"x": x})
+    np.testing.assert_allclose(again, expected, rtol=1e-5, atol=1e-6)
+    if level == "ORT_ENABLE_BASIC":
+        # Only ONNX nodes: the file passes the checker and runs in ONNX Runtime.
+        assert domains == {""}
+        onnx.checker.check_model(saved)
+        ort = pytest.importorskip("onnxruntime")
+        (theirs,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+            None, {"x": x})
+        np.testing.assert_allclose(theirs, expected, rtol=1e-5, atol=1e-6)
+    else:
+        assert "ai.loom" in domains  # the fused Conv and the blocked layout's nodes
+
+
+def test_optimized_model_filepath_that_cannot_be_written_is_an_error():
+    so = loom.SessionOptions()
+    so.optimized_model_filepath = "/nonexistent-dir/opt.onnx"
+    with pytest.raises(ValueError, match="/nonexistent-dir/opt.onnx"):
+        loom.InferenceSession(relu_model(), so)
 
 
 def test_session_config_entries_round_trip():

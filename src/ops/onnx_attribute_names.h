@@ -27,4 +27,8 @@ std::span<const OnnxAttributeNames> AllOnnxAttributeNames();
 // ONNX's (Loom's own, such as Silu) are not checked.
 void CheckOnnxAttributeNames(std::string_view op, const Attributes& attributes);
 
+// True when ONNX's default domain has `op` and every name in `attributes`
+// is one of its attribute names: a node ONNX tools can read as it is.
+bool IsOnnxOpWithOnnxAttributes(std::string_view op, const Attributes& attributes);
+
 }  // namespace loom::ops

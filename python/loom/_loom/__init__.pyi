@@ -148,7 +148,10 @@ class SessionOptions:
     def logid(self, arg: str, /) -> None: ...
 
     @property
-    def optimized_model_filepath(self) -> str: ...
+    def optimized_model_filepath(self) -> str:
+        """
+        When set, creating a session writes the graph it runs (after optimization) there as ONNX; Loom's own nodes (fusions, the blocked layout) are in the domain 'ai.loom', which Loom reads back.
+        """
 
     @optimized_model_filepath.setter
     def optimized_model_filepath(self, arg: str, /) -> None: ...
