@@ -91,6 +91,13 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_NEAR(j["outputs"][0]["checksum"].get<double>(), 2.0, 1e-4);
 }
 
+TEST(CliRun, EqualsFormOfAFlagIsTheSameAsTheSeparateValue) {
+  const json j = RunJson({"--intra=2", "--inter=1", "--batch=3"});
+  EXPECT_EQ(j["intra_op_threads"], 2);
+  EXPECT_EQ(j["inter_op_threads"], 1);
+  EXPECT_EQ(j["batch"], 3);
+}
+
 TEST(CliRun, OneAndOneThreadsMeansNoWorkerAtAll) {
   const json j = RunJson({"--intra", "1", "--inter", "1"});
   EXPECT_EQ(j["intra_op_threads"], 1);
@@ -195,6 +202,9 @@ TEST(CliRun, CommandLineMistakesAreUsageErrors) {
   }
   ProcessResult unknown = RunLoom({"run", "--frobnicate"});
   EXPECT_NE(unknown.err.find("'--frobnicate'"), std::string::npos) << unknown.err;
+  ProcessResult boolean = RunLoom({"run", "--json=1"});
+  EXPECT_EQ(boolean.exit_code, 2);
+  EXPECT_NE(boolean.err.find("--json takes no value"), std::string::npos) << boolean.err;
   EXPECT_EQ(RunLoom({"run", "--help"}).exit_code, 0);
 }
 

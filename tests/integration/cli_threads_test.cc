@@ -183,18 +183,22 @@ TEST(CliThreads, UnusableOtherLibraryVariableIsOneWarningNotAnError) {
   }
 }
 
-TEST(CliThreads, BadFlagsAreClearErrors) {
+TEST(CliThreads, BadFlagsAreUsageErrorsNamingTheFlag) {
   ProcessResult negative = RunLoom({"threads", "--intra", "-1"});
-  EXPECT_EQ(negative.exit_code, 1);
-  EXPECT_NE(negative.err.find("Number of threads must be positive"), std::string::npos);
-  EXPECT_NE(negative.err.find("-1"), std::string::npos);
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--intra expects an integer from 0"), std::string::npos)
+      << negative.err;
+  EXPECT_NE(negative.err.find("'-1'"), std::string::npos);
   ProcessResult garbage = RunLoom({"threads", "--inter", "4x"});
-  EXPECT_EQ(garbage.exit_code, 1);
+  EXPECT_EQ(garbage.exit_code, 2);
   EXPECT_NE(garbage.err.find("'4x'"), std::string::npos) << garbage.err;
   ProcessResult missing = RunLoom({"threads", "--inter"});
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);
   ProcessResult huge = RunLoom({"threads", "--intra", "5000"});
-  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_EQ(huge.exit_code, 2);
+  ProcessResult spin = RunLoom({"threads", "--spin-us", "2000000"});
+  EXPECT_EQ(spin.exit_code, 2);
+  EXPECT_NE(spin.err.find("--spin-us"), std::string::npos) << spin.err;
   EXPECT_EQ(RunLoom({"frobnicate"}).exit_code, 2);
 }
 
@@ -212,10 +216,11 @@ TEST(CliThreads, PinningFlagsPinTheWorkers) {
   EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "api");
   EXPECT_EQ(j["inter_op_cpu_affinity"]["cpus"], json::array({0}));
   ProcessResult bad = RunLoom({"threads", "--intra-cpus", "3-1"});
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("'3-1'"), std::string::npos) << bad.err;
   ProcessResult outside = RunLoom({"threads", "--intra-cpus", "4000"});
-  EXPECT_EQ(outside.exit_code, 1);
+  EXPECT_EQ(outside.exit_code, 2) << "a CPU the process may not use is an out-of-range value";
+  EXPECT_NE(outside.err.find("--intra-cpus"), std::string::npos) << outside.err;
   EXPECT_NE(outside.err.find("CPU 4000"), std::string::npos) << outside.err;
 }
 

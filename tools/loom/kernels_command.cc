@@ -34,9 +34,15 @@ std::string IsaList(kernels::IsaMask mask) {
 
 int KernelsCommand(const std::vector<std::string>& args) {
   bool json = false;
-  for (const std::string& arg : args) {
-    if (arg != "--json") throw UsageError("kernels: unknown flag '" + arg + "'");
-    json = true;
+  FlagReader flags("kernels", args);
+  while (flags.Next()) {
+    if (flags.Is("--json")) {
+      json = true;
+    } else if (flags.IsPositional()) {
+      throw UsageError("kernels: unexpected argument '" + flags.current() + "'");
+    } else {
+      flags.Unknown();
+    }
   }
   const char* cap = std::getenv(std::string(kernels::kMaxIsaVariable).c_str());
   const Isa active =
