@@ -56,6 +56,8 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_EQ(j["model"], "demo");
   EXPECT_EQ(j["intra_op_threads"], 2);
   EXPECT_EQ(j["inter_op_threads"], 2);
+  EXPECT_EQ(j["sources"]["intra_op_threads"], "flag --intra");
+  EXPECT_EQ(j["sources"]["inter_op_threads"], "flag --inter");
   EXPECT_EQ(j["batch"], 2);
   EXPECT_EQ(j["iterations"], 3);
   const json& latency = j["latency_ms"];
@@ -116,6 +118,8 @@ TEST(CliRun, EnvironmentOutranksTheFlagAndTheReportSaysSo) {
   EXPECT_EQ(j["sources"]["intra_op_threads"], "env:LOOM_NUM_INTRAOP_THREADS");
   EXPECT_EQ(j["threads"]["intra_op"], 0);
   EXPECT_NE(r.err.find("LOOM_NUM_INTRAOP_THREADS=1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--intra 2 has no effect"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("set_intra_op"), std::string::npos) << r.err;
 }
 
 TEST(CliRun, NoArgumentsRunsTheDemoAndPrintsAReport) {

@@ -71,7 +71,7 @@ TEST(CliThreads, JsonHasTheDocumentedShape) {
 TEST(CliThreads, ProcessHasExactlyTheConfiguredThreads) {
   json j = ThreadsJson({"--intra", "3", "--inter", "2"});
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 3);
-  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "api");
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "flag --intra");
   // intra = 3: the calling thread plus two workers; inter = 2: the thread
   // calling run() plus one worker.
   ExpectProcessThreads(j, {"loom-intra-0", "loom-intra-1", "loom-inter-0"});
@@ -88,7 +88,7 @@ TEST(CliThreads, OneIntraThreadCreatesNoIntraWorker) {
   ExpectProcessThreads(j, {});
 }
 
-TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
+TEST(CliThreads, EnvOutranksFlagWithOneWarningNamingTheFlag) {
   ProcessResult r =
       RunLoom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -97,6 +97,19 @@ TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
   EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "env:LOOM_NUM_INTRAOP_THREADS");
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("LOOM_NUM_INTRAOP_THREADS=1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--intra 2 has no effect"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("set_intra_op"), std::string::npos) << "the user called no function";
+}
+
+TEST(CliThreads, EveryFlagIsReportedAsItsSource) {
+  ProcessResult r = RunLoom({"threads", "--intra", "1", "--inter", "1", "--data", "1", "--spin-us",
+                             "0", "--cpu-budget", "1", "--intra-cpus", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* source : {"(flag --intra)", "(flag --inter)", "(flag --data)",
+                             "(flag --spin-us)", "(flag --cpu-budget)", "(flag --intra-cpus)"}) {
+    EXPECT_NE(r.out.find(source), std::string::npos) << source << " in\n" << r.out;
+  }
+  EXPECT_EQ(r.out.find("(api)"), std::string::npos) << r.out;
 }
 
 TEST(CliThreads, TensorFlowVariablesWork) {
@@ -110,9 +123,9 @@ TEST(CliThreads, OmpNumThreadsIsOnlyAFallback) {
   json fallback = ThreadsJson({}, {{"OMP_NUM_THREADS", "1"}});
   EXPECT_EQ(fallback["intra_op_parallelism_threads"]["value"], 1);
   EXPECT_EQ(fallback["intra_op_parallelism_threads"]["source"], "env:OMP_NUM_THREADS");
-  json api = ThreadsJson({"--intra", "2"}, {{"OMP_NUM_THREADS", "1"}});
-  EXPECT_EQ(api["intra_op_parallelism_threads"]["value"], 2);
-  EXPECT_EQ(api["intra_op_parallelism_threads"]["source"], "api");
+  json flag = ThreadsJson({"--intra", "2"}, {{"OMP_NUM_THREADS", "1"}});
+  EXPECT_EQ(flag["intra_op_parallelism_threads"]["value"], 2);
+  EXPECT_EQ(flag["intra_op_parallelism_threads"]["source"], "flag --intra");
 }
 
 TEST(CliThreads, KmpBlocktimeZeroMeansNoSpin) {
@@ -124,7 +137,7 @@ TEST(CliThreads, KmpBlocktimeZeroMeansNoSpin) {
 TEST(CliThreads, NoDataThreadsUntilAPipelineRuns) {
   json j = ThreadsJson({"--intra", "1", "--inter", "1", "--data", "3"});
   EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
-  EXPECT_EQ(j["data_pipeline_threads"]["source"], "api");
+  EXPECT_EQ(j["data_pipeline_threads"]["source"], "flag --data");
   ExpectProcessThreads(j, {});
   EXPECT_TRUE(j["data_pipelines"].empty()) << j.dump();
 }
@@ -213,7 +226,7 @@ TEST(CliThreads, OversubscriptionIsAllowedWithAWarning) {
 TEST(CliThreads, PinningFlagsPinTheWorkers) {
   json j = ThreadsJson({"--intra", "2", "--inter", "1", "--intra-cpus", "0", "--inter-cpus", "0"});
   EXPECT_EQ(j["intra_op_cpu_affinity"]["cpus"], json::array({0}));
-  EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "api");
+  EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "flag --intra-cpus");
   EXPECT_EQ(j["inter_op_cpu_affinity"]["cpus"], json::array({0}));
   ProcessResult bad = RunLoom({"threads", "--intra-cpus", "3-1"});
   EXPECT_EQ(bad.exit_code, 2);

@@ -45,7 +45,7 @@ struct OutputSummary {
 struct RunReport {
   std::string model;                               // the path, or "demo"
   int intra_op_threads = 0, inter_op_threads = 0;  // in force, from the getters
-  std::string intra_op_source, inter_op_source;    // "api", "auto", "env:..."
+  std::string intra_op_source, inter_op_source;    // "flag --intra", "auto", "env:..."
   std::string isa;
   int64_t batch = 1;
   int iterations = 0, warmup = 0;

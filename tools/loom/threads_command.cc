@@ -1,5 +1,6 @@
-// `loom threads`: applies flags as API calls (so environment variables still
-// outrank them), starts the runtime, and prints what is in force.
+// `loom threads`: applies its flags as requests labelled with the flag (so
+// environment variables still outrank them, and the sources read "flag
+// --intra"), starts the runtime, and prints what is in force.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -14,11 +15,13 @@
 #include "loom/runtime.h"
 #include "platform/cpu_list.h"
 #include "platform/thread_identity.h"
+#include "thread_flags.h"
 
 namespace loom::cli {
 namespace {
 
 namespace threading = config::threading;
+namespace threading_impl = loom::threading;
 
 struct ThreadsFlags {
   bool json = false;
@@ -59,11 +62,35 @@ ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
 
 // A CPU list naming a CPU this process may not use is a mistake in the
 // command line, like any other out-of-range value.
-void SetCpus(void (*set)(const std::vector<int>&), const std::vector<int>& cpus, const char* flag) {
+void SetCpus(void (threading_impl::ThreadingConfig::*set)(const std::vector<int>&,
+                                                          const threading_impl::Requester&),
+             const std::vector<int>& cpus, const std::string& flag) {
   try {
-    set(cpus);
+    (threading_impl::GlobalThreadingConfig().*set)(
+        cpus, FlagRequester(flag, platform::FormatCpuList(cpus)));
   } catch (const InvalidArgumentError& e) {
-    throw UsageError(std::string("threads: ") + flag + ": " + e.what());
+    throw UsageError("threads: " + flag + ": " + e.what());
+  }
+}
+
+// Each flag as a request labelled with it (thread_flags.h).
+void ApplyFlags(const ThreadsFlags& flags) {
+  threading_impl::ThreadingConfig& config = threading_impl::GlobalThreadingConfig();
+  if (flags.intra) config.SetIntraOpThreads(*flags.intra, FlagRequester("--intra", *flags.intra));
+  if (flags.inter) config.SetInterOpThreads(*flags.inter, FlagRequester("--inter", *flags.inter));
+  if (flags.data) {
+    config.SetDataPipelineThreads(*flags.data, FlagRequester("--data", *flags.data));
+  }
+  if (flags.spin_us)
+    config.SetSpinWaitUs(*flags.spin_us, FlagRequester("--spin-us", *flags.spin_us));
+  if (flags.cpu_budget) {
+    config.SetCpuBudget(*flags.cpu_budget, FlagRequester("--cpu-budget", *flags.cpu_budget));
+  }
+  if (flags.intra_cpus) {
+    SetCpus(&threading_impl::ThreadingConfig::SetIntraOpCpus, *flags.intra_cpus, "--intra-cpus");
+  }
+  if (flags.inter_cpus) {
+    SetCpus(&threading_impl::ThreadingConfig::SetInterOpCpus, *flags.inter_cpus, "--inter-cpus");
   }
 }
 
@@ -130,15 +157,7 @@ void PrintText(const threading::Description& d) {
 
 int ThreadsCommand(const std::vector<std::string>& args) {
   const ThreadsFlags flags = ParseFlags(args);
-  if (flags.intra) threading::set_intra_op_parallelism_threads(*flags.intra);
-  if (flags.inter) threading::set_inter_op_parallelism_threads(*flags.inter);
-  if (flags.data) threading::set_data_pipeline_threads(*flags.data);
-  if (flags.spin_us) threading::set_spin_wait_us(*flags.spin_us);
-  if (flags.cpu_budget) threading::set_cpu_budget(*flags.cpu_budget);
-  if (flags.intra_cpus)
-    SetCpus(threading::set_intra_op_cpu_affinity, *flags.intra_cpus, "--intra-cpus");
-  if (flags.inter_cpus)
-    SetCpus(threading::set_inter_op_cpu_affinity, *flags.inter_cpus, "--inter-cpus");
+  ApplyFlags(flags);
   start_runtime();
   // Kept alive until describe(): only live pipelines are listed.
   std::optional<data::Iterator> pipeline;
