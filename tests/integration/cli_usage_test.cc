@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,6 +19,7 @@ namespace {
 
 using testing::ProcessResult;
 using testing::RunLoom;
+using testing::RunProcess;
 
 const std::vector<std::string> kCommands = {"run",     "trace",       "tune",   "threads",
                                             "kernels", "conformance", "version"};
@@ -178,6 +180,22 @@ TEST(CliUsage, FailuresWhileDoingTheWorkExitOne) {
     EXPECT_EQ(r.exit_code, 1) << args[1] << ": " << r.err;
     EXPECT_EQ(r.err.rfind("loom: error: ", 0), 0u) << r.err;
   }
+}
+
+TEST(CliUsage, OutputThatCannotBeWrittenIsAFailure) {
+  if (!std::ifstream("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  for (const std::string& args :
+       {std::string("run --iterations 1 --warmup 0"), std::string("run --json --iterations 1"),
+        std::string("--help"), std::string("version"), std::string("kernels")}) {
+    const ProcessResult r = RunProcess(
+        {"/bin/sh", "-c", std::string("exec ") + LOOM_BINARY + " " + args + " >/dev/full"});
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("loom: error: cannot write to standard output"), std::string::npos)
+        << args << ": " << r.err;
+  }
+  const ProcessResult trace = RunLoom({"trace", "-o", "/dev/full"});
+  EXPECT_EQ(trace.exit_code, 1) << trace.err;
+  EXPECT_NE(trace.err.find("/dev/full"), std::string::npos) << trace.err;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // help in command_help.cc. Exit status: 0 ok, 1 for a failure while doing
 // the work (one line on stderr), 2 for a usage error (a malformed command
 // line: unknown command or flag, a missing, malformed or out-of-range value).
+// Output that cannot be written, stdout included, is a failure.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -11,6 +12,7 @@
 #include "cli_flags.h"
 #include "command_help.h"
 #include "commands.h"
+#include "output_files.h"
 
 namespace {
 
@@ -83,5 +85,12 @@ int Dispatch(std::vector<std::string> args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return Dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  int status = Dispatch(std::vector<std::string>(argv + 1, argv + argc));
+  // A report that did not arrive (`loom run > /dev/full`) is a failure.
+  std::string error;
+  if (!loom::cli::FlushStdout(&error)) {
+    std::fprintf(stderr, "loom: error: cannot write to standard output: %s\n", error.c_str());
+    if (status == 0) status = 1;
+  }
+  return status;
 }

@@ -72,6 +72,8 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 int RunCommand(const std::vector<std::string>& args) {
   const RunFlags flags = ParseFlags(args);
+  // A folder that cannot be written fails now, not after the runs.
+  if (flags.save_dir) CreateOutputFolder(*flags.save_dir, "--save-outputs");
   ApplyThreadFlags(flags.model);
   Model model = LoadModel(flags.model.model);
   const Feeds feeds =

@@ -3,7 +3,6 @@
 // shows the steady state, not first-run packing and allocation) written as a Chrome / Perfetto
 // trace, and the time per op type printed.
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "loom/errors.h"
 #include "loom/session.h"
 #include "model_source.h"
+#include "output_files.h"
 
 namespace loom::cli {
 namespace {
@@ -52,10 +52,7 @@ int TraceCommand(const std::vector<std::string>& args) {
   if (flags.graph_output) {
     // The graph as the session runs it: fused nodes, the blocked layout and
     // its reorders, one node per line (Graph::to_string).
-    std::ofstream graph_file(*flags.graph_output, std::ios::binary | std::ios::trunc);
-    graph_file << session.graph().to_string();
-    graph_file.close();
-    if (!graph_file) throw RuntimeError("trace: cannot write '" + *flags.graph_output + "'");
+    WriteTextFile(*flags.graph_output, session.graph().to_string());
   }
   session.run(feeds.tensors);  // warm-up
   RunStats stats;
@@ -63,10 +60,7 @@ int TraceCommand(const std::vector<std::string>& args) {
   options.trace = true;
   session.run(feeds.tensors, {}, options, &stats);
 
-  std::ofstream file(*flags.output, std::ios::binary | std::ios::trunc);
-  file << stats.chrome_trace_json() << "\n";
-  file.close();
-  if (!file) throw RuntimeError("trace: cannot write '" + *flags.output + "'");
+  WriteTextFile(*flags.output, stats.chrome_trace_json() + "\n");
 
   std::printf("model %s, batch %lld, intra %d, inter %d: %lld nodes in %.3f ms\n",
               model.label.c_str(), static_cast<long long>(feeds.batch),

@@ -6,11 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "commands.h"
@@ -18,6 +16,7 @@
 #include "loom/config.h"
 #include "loom/errors.h"
 #include "model_source.h"
+#include "output_files.h"
 #include "progress_bar.h"
 #include "tune_sweep.h"
 
@@ -84,13 +83,6 @@ std::map<int64_t, std::map<std::string, Tensor>> FeedsByBatch(const TuneFlags& f
     feeds[batch] = BuildFeeds(graph, batch, given).tensors;
   }
   return feeds;
-}
-
-void WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) throw RuntimeError("tune: cannot write '" + path.string() + "'");
 }
 
 std::string Fixed(double value, int digits) {
@@ -169,13 +161,10 @@ int TuneCommand(const std::vector<std::string>& args) {
   sweep.inter_counts = CandidateThreadCounts(limit);
   sweep.feeds_by_batch = FeedsByBatch(flags, model.graph);
   sweep.iterations = flags.iterations;
-  // Create the output folder before minutes of measuring, not after.
-  std::error_code error;
-  std::filesystem::create_directories(flags.out_dir, error);
-  if (error || !std::filesystem::is_directory(flags.out_dir)) {
-    throw RuntimeError("tune: cannot create folder '" + flags.out_dir +
-                       "': " + (error ? error.message() : "a file of that name exists"));
-  }
+  // Check the outputs before minutes of measuring, not after.
+  const std::filesystem::path dir(flags.out_dir);
+  CreateOutputFolder(flags.out_dir, "tune: --out");
+  for (const char* name : {"tune.svg", "tune.json"}) CheckWritable((dir / name).string());
   ProgressBar bar("tune", 1, StderrIsTerminal());
   sweep.progress = [&bar](int64_t done, int64_t total) { bar.Update(done, total); };
   std::fprintf(stderr, "tune: %zu thread settings x %zu batch sizes, %d timed runs each\n",
@@ -192,11 +181,11 @@ int TuneCommand(const std::vector<std::string>& args) {
                 static_cast<long long>(cell.batch), cell.median_ms, cell.p90_ms,
                 cell.throughput_per_s, &cell == &best ? "   <- best" : "");
   }
-  const std::filesystem::path dir(flags.out_dir);
-  WriteFile(dir / "tune.svg",
-            RenderHeatmapSvg(MakeHeatmap(cells, sweep.intra_counts, sweep.inter_counts, model.label,
-                                         flags.throughput)));
-  WriteFile(dir / "tune.json", ResultJson(flags, model.label, usable, limit, cells, best));
+  WriteTextFile((dir / "tune.svg").string(),
+                RenderHeatmapSvg(MakeHeatmap(cells, sweep.intra_counts, sweep.inter_counts,
+                                             model.label, flags.throughput)));
+  WriteTextFile((dir / "tune.json").string(),
+                ResultJson(flags, model.label, usable, limit, cells, best));
   std::printf("\nwrote %s and %s\n", (dir / "tune.svg").c_str(), (dir / "tune.json").c_str());
   const std::string summary =
       flags.throughput
