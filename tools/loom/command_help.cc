@@ -49,14 +49,15 @@ std::string RunHelp() {
 
 std::string TraceHelp() {
   return std::string(
-             "usage: loom trace [MODEL.onnx] [FLAGS] -o FILE\n"
+             "usage: loom trace [MODEL.onnx] [FLAGS]\n"
              "\n"
              "One run after a warm-up, written as a Chrome/Perfetto trace (open it in\n"
-             "ui.perfetto.dev), and the time per op type.\n"
+             "ui.perfetto.dev), and the time per op type. The output paths are checked\n"
+             "before the model loads.\n"
              "\n"
              "flags:\n") +
          kThreadFlags + kModelFlags +
-         "  -o, --output FILE      where to write the trace (required)\n"
+         "  -o, --output FILE      where to write the trace (default trace.json)\n"
          "  --graph FILE           also write the graph as the session runs it\n"
          "                         (after fusion and layout), one node a line\n" +
          kHelpFlag + "\n" + kThreadFlagsNote + kFooter;

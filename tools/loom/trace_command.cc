@@ -1,7 +1,8 @@
 // `loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input NAME=FILE]
-// [--no-blocked-layout] [--graph FILE] -o FILE`: one traced run (after a warm-up run, so the trace
-// shows the steady state, not first-run packing and allocation) written as a Chrome / Perfetto
-// trace, and the time per op type printed.
+// [--no-blocked-layout] [--graph FILE] [-o FILE]`: one traced run (after a warm-up run, so the
+// trace shows the steady state, not first-run packing and allocation) written as a Chrome /
+// Perfetto trace (default ./trace.json), and the time per op type printed. The output paths are
+// checked before the model loads: a typo must not cost a long run.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@ namespace {
 
 struct TraceFlags {
   ModelFlags model;
-  std::optional<std::string> output;
+  std::string output = "trace.json";
   std::optional<std::string> graph_output;  // --graph FILE: the optimized graph
 };
 
@@ -35,7 +36,6 @@ TraceFlags ParseFlags(const std::vector<std::string>& args) {
       flags.Unknown();
     }
   }
-  if (!out.output) throw UsageError("trace: -o FILE is required (where to write the trace)");
   return out;
 }
 
@@ -43,6 +43,8 @@ TraceFlags ParseFlags(const std::vector<std::string>& args) {
 
 int TraceCommand(const std::vector<std::string>& args) {
   const TraceFlags flags = ParseFlags(args);
+  CheckWritable(flags.output);
+  if (flags.graph_output) CheckWritable(*flags.graph_output);
   ApplyThreadFlags(flags.model);
   Model model = LoadModel(flags.model.model);
   const Feeds feeds =
@@ -60,7 +62,7 @@ int TraceCommand(const std::vector<std::string>& args) {
   options.trace = true;
   session.run(feeds.tensors, {}, options, &stats);
 
-  WriteTextFile(*flags.output, stats.chrome_trace_json() + "\n");
+  WriteTextFile(flags.output, stats.chrome_trace_json() + "\n");
 
   std::printf("model %s, batch %lld, intra %d, inter %d: %lld nodes in %.3f ms\n",
               model.label.c_str(), static_cast<long long>(feeds.batch),
@@ -73,7 +75,7 @@ int TraceCommand(const std::vector<std::string>& args) {
                 op.total_ms, op.share * 100);
   }
   std::printf("trace written to %s (open in ui.perfetto.dev or chrome://tracing)\n",
-              flags.output->c_str());
+              flags.output.c_str());
   return 0;
 }
 
