@@ -100,6 +100,24 @@ TEST(CliRun, EqualsFormOfAFlagIsTheSameAsTheSeparateValue) {
   EXPECT_EQ(j["batch"], 3);
 }
 
+TEST(CliRun, ReportsLoadAndOptimizeTimeAndAHistogramOfTheRuns) {
+  const json j = RunJson({"--iterations", "9"});
+  EXPECT_GT(j["load_ms"].get<double>(), 0);
+  EXPECT_GT(j["optimize_ms"].get<double>(), 0);
+  int runs = 0;
+  for (const json& bucket : j["latency_histogram"]) {
+    EXPECT_LE(bucket["lo_ms"].get<double>(), bucket["hi_ms"].get<double>());
+    runs += bucket["count"].get<int>();
+  }
+  EXPECT_EQ(runs, 9);
+  const ProcessResult text = RunLoom({"run", "--iterations", "9", "--warmup", "1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* part :
+       {"setup        load ", " ms (read + parse), optimize ", "histogram    "}) {
+    EXPECT_NE(text.out.find(part), std::string::npos) << part << " in\n" << text.out;
+  }
+}
+
 TEST(CliRun, OneAndOneThreadsMeansNoWorkerAtAll) {
   const json j = RunJson({"--intra", "1", "--inter", "1"});
   EXPECT_EQ(j["intra_op_threads"], 1);

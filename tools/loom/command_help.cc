@@ -32,9 +32,10 @@ std::string RunHelp() {
              "usage: loom run [MODEL.onnx] [FLAGS]\n"
              "\n"
              "Runs MODEL (none: the built-in demo network) on the global runtime and\n"
-             "reports latency p50/p90/p99/mean, throughput (batch items/s), CPU use\n"
-             "(process CPU time / wall time), the threads in the process by pool, peak\n"
-             "RSS, and each output's shape and checksum (the sum of its elements).\n"
+             "reports the time to load the model and to optimize it (session build),\n"
+             "latency p50/p90/p99/mean and a histogram, throughput (batch items/s), CPU\n"
+             "use (process CPU time / wall time), the threads in the process by pool,\n"
+             "peak RSS, and each output's shape and checksum (the sum of its elements).\n"
              "`loom MODEL.onnx` does the same.\n"
              "\n"
              "flags:\n") +
