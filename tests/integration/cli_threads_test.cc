@@ -52,6 +52,15 @@ TEST(CliThreads, PrintsTheConfigurationInForce) {
   EXPECT_NE(two.out.find("loom-inter-0     inter_op  global"), std::string::npos) << two.out;
 }
 
+TEST(CliThreads, TextExplainsWhyIntraNCreatesNMinusOneWorkers) {
+  ProcessResult r = RunLoom({"threads", "--intra", "2", "--inter", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(the calling thread runs shard 0 itself: intra 2 -> 1 loom-intra worker, "
+                       "inter 3 -> 2 loom-inter workers)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CliThreads, JsonHasTheDocumentedShape) {
   json j = ThreadsJson({});
   for (const char* key :

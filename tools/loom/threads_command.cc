@@ -135,6 +135,13 @@ void PrintText(const threading::Description& d) {
       d.cpu.physical_cores, d.cpu.usable);
   for (const std::string& note : d.cpu.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("threads created by loom: %zu\n", d.threads.size());
+  // Why `--intra 2` shows one loom-intra thread.
+  const int intra = d.intra_op_parallelism_threads.value;
+  const int inter = d.inter_op_parallelism_threads.value;
+  std::printf(
+      "  (the calling thread runs shard 0 itself: intra %d -> %d loom-intra worker%s, "
+      "inter %d -> %d loom-inter worker%s)\n",
+      intra, intra - 1, intra - 1 == 1 ? "" : "s", inter, inter - 1, inter - 1 == 1 ? "" : "s");
   for (const auto& t : d.threads) {
     std::printf("  %-16s %-9s %-10s tid %d\n", t.name.c_str(), t.pool.c_str(), t.owner.c_str(),
                 t.tid);
