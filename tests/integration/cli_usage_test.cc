@@ -112,6 +112,7 @@ const std::vector<BadFlag> kBadFlags = {
     {"tune", "--objective", "speed"},
     {"tune", "--max-threads", "0"},
     {"tune", "--iterations", "0"},
+    {"tune", "--max-rounds", "0"},
     {"tune", "--batch", "zero"},
     {"tune", "--max-batch", "0"},
     {"tune", "--input", "x="},
