@@ -99,7 +99,8 @@ void set_inter_op_cpu_affinity(const std::vector<int>& cpus);
 std::vector<int> get_inter_op_cpu_affinity();
 
 // Where a value came from: "env:<VARIABLE>", "api", "env:OMP_NUM_THREADS"
-// (the fallback) or "auto".
+// (the fallback) or "auto"; "flag --<name>" when the `loom` command set it
+// from its flag (calls through this API are always "api").
 struct Setting {
   int value = 0;
   std::string source;

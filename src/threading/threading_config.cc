@@ -52,6 +52,11 @@ void ValidateEnvironment(const std::map<std::string, std::string>& env) {
   }
 }
 
+// How a warning names a request: the requester's words, else the API call.
+std::string Call(const Requester& by, std::string api_call) {
+  return by.call.empty() ? api_call : by.call;
+}
+
 }  // namespace
 
 const std::vector<std::string>& ThreadingEnvironmentVariables() {
@@ -94,8 +99,8 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   if (auto var = FirstSet({kIntraVars[0], kIntraVars[1]})) {
     const int n = ParseThreadCountVariable(var->first, var->second);
     r.intra_op_threads = {n == 0 ? usable : n, "env:" + var->first};
-  } else if (api.intra_op_threads.value_or(0) > 0) {
-    r.intra_op_threads = {*api.intra_op_threads, "api"};
+  } else if (api.intra_op_threads.value.value_or(0) > 0) {
+    r.intra_op_threads = {*api.intra_op_threads.value, api.intra_op_threads.source};
   } else {
     r.intra_op_threads = {usable, "auto"};
     if (auto omp = FirstSet({"OMP_NUM_THREADS"})) {
@@ -108,8 +113,8 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   if (auto var = FirstSet({kInterVars[0], kInterVars[1]})) {
     const int n = ParseThreadCountVariable(var->first, var->second);
     r.inter_op_threads = {n == 0 ? AutoInterOpThreads(usable) : n, "env:" + var->first};
-  } else if (api.inter_op_threads.value_or(0) > 0) {
-    r.inter_op_threads = {*api.inter_op_threads, "api"};
+  } else if (api.inter_op_threads.value.value_or(0) > 0) {
+    r.inter_op_threads = {*api.inter_op_threads.value, api.inter_op_threads.source};
   } else {
     r.inter_op_threads = {AutoInterOpThreads(usable), "auto"};
   }
@@ -117,8 +122,8 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   if (auto var = FirstSet({kDataVar})) {
     const int n = ParseThreadCountVariable(var->first, var->second);
     r.data_pipeline_threads = {n == 0 ? std::max(usable, 1) : n, "env:" + var->first};
-  } else if (api.data_pipeline_threads.value_or(0) > 0) {
-    r.data_pipeline_threads = {*api.data_pipeline_threads, "api"};
+  } else if (api.data_pipeline_threads.value.value_or(0) > 0) {
+    r.data_pipeline_threads = {*api.data_pipeline_threads.value, api.data_pipeline_threads.source};
   } else {
     r.data_pipeline_threads = {std::max(usable, 1), "auto"};
   }
@@ -126,8 +131,8 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   if (auto var = FirstSet({kBudgetVar})) {
     const int n = ParseThreadCountVariable(var->first, var->second);
     r.cpu_budget = {n == 0 ? std::max(usable, 1) : n, "env:" + var->first};
-  } else if (api.cpu_budget) {
-    r.cpu_budget = {*api.cpu_budget == 0 ? std::max(usable, 1) : *api.cpu_budget, "api"};
+  } else if (const std::optional<int>& tokens = api.cpu_budget.value) {
+    r.cpu_budget = {*tokens == 0 ? std::max(usable, 1) : *tokens, api.cpu_budget.source};
   } else {
     // Not bounded unless asked for (kMaxThreads tokens never run out): a
     // budget still costs Python workloads (see kNoCpuBudget in config.h).
@@ -145,21 +150,21 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
     }
     if (kmp_us) {
       r.spin_wait_us = {*kmp_us, "env:KMP_BLOCKTIME"};
-    } else if (api.spin_wait_us) {
-      r.spin_wait_us = {*api.spin_wait_us, "api"};
+    } else if (api.spin_wait_us.value) {
+      r.spin_wait_us = {*api.spin_wait_us.value, api.spin_wait_us.source};
     } else {
       r.spin_wait_us = {kDefaultSpinWaitUs, "auto"};
     }
   }
 
   auto resolve_cpus = [&](const char* var_name,
-                          const std::optional<std::vector<int>>& from_api) -> CpuAffinitySetting {
+                          const Requested<std::vector<int>>& from_api) -> CpuAffinitySetting {
     if (auto var = FirstSet({var_name})) {
       std::vector<int> cpus = ParseCpuListVariable(var->first, var->second);
       ValidateCpus(cpus, std::string("environment variable ") + var_name);
       return {cpus, "env:" + var->first};
     }
-    if (from_api && !from_api->empty()) return {*from_api, "api"};
+    if (from_api.value && !from_api.value->empty()) return {*from_api.value, from_api.source};
     return {{}, "auto"};
   };
   r.intra_op_cpus = resolve_cpus("LOOM_INTRAOP_CPUS", api.intra_op_cpus);
@@ -202,47 +207,60 @@ void ThreadingConfig::Update(Change change, Field field, const char* frozen_mess
   api_ = std::move(next);
 }
 
-void ThreadingConfig::SetIntraOpThreads(int num_threads) {
+void ThreadingConfig::SetIntraOpThreads(int num_threads, const Requester& by) {
   ValidateThreadCount(num_threads, "intra_op_parallelism_threads");
-  WarnIfOverridden({kIntraVars[0], kIntraVars[1]},
-                   "set_intra_op_parallelism_threads(" + std::to_string(num_threads) + ")");
-  Update([&](ApiValues& api) { api.intra_op_threads = num_threads; },
-         [](const ResolvedThreading& r) { return r.intra_op_threads.value; },
-         "Intra op parallelism cannot be modified after initialization.");
+  WarnIfOverridden({kIntraVars[0], kIntraVars[1]}, Call(by, "set_intra_op_parallelism_threads(" +
+                                                                std::to_string(num_threads) + ")"));
+  Update(
+      [&](ApiValues& api) {
+        api.intra_op_threads = {num_threads, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.intra_op_threads.value; },
+      "Intra op parallelism cannot be modified after initialization.");
 }
 
-void ThreadingConfig::SetInterOpThreads(int num_threads) {
+void ThreadingConfig::SetInterOpThreads(int num_threads, const Requester& by) {
   ValidateThreadCount(num_threads, "inter_op_parallelism_threads");
-  WarnIfOverridden({kInterVars[0], kInterVars[1]},
-                   "set_inter_op_parallelism_threads(" + std::to_string(num_threads) + ")");
-  Update([&](ApiValues& api) { api.inter_op_threads = num_threads; },
-         [](const ResolvedThreading& r) { return r.inter_op_threads.value; },
-         "Inter op parallelism cannot be modified after initialization.");
+  WarnIfOverridden({kInterVars[0], kInterVars[1]}, Call(by, "set_inter_op_parallelism_threads(" +
+                                                                std::to_string(num_threads) + ")"));
+  Update(
+      [&](ApiValues& api) {
+        api.inter_op_threads = {num_threads, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.inter_op_threads.value; },
+      "Inter op parallelism cannot be modified after initialization.");
 }
 
-void ThreadingConfig::SetDataPipelineThreads(int num_threads) {
+void ThreadingConfig::SetDataPipelineThreads(int num_threads, const Requester& by) {
   ValidateThreadCount(num_threads, "data_pipeline_threads");
-  WarnIfOverridden({kDataVar}, "set_data_pipeline_threads(" + std::to_string(num_threads) + ")");
-  Update([&](ApiValues& api) { api.data_pipeline_threads = num_threads; },
-         [](const ResolvedThreading& r) { return r.data_pipeline_threads.value; },
-         "Data pipeline parallelism cannot be modified after initialization.");
+  WarnIfOverridden({kDataVar},
+                   Call(by, "set_data_pipeline_threads(" + std::to_string(num_threads) + ")"));
+  Update(
+      [&](ApiValues& api) {
+        api.data_pipeline_threads = {num_threads, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.data_pipeline_threads.value; },
+      "Data pipeline parallelism cannot be modified after initialization.");
 }
 
-void ThreadingConfig::SetSpinWaitUs(int microseconds) {
+void ThreadingConfig::SetSpinWaitUs(int microseconds, const Requester& by) {
   if (microseconds < 0 || microseconds > kMaxSpinWaitUs) {
     throw InvalidArgumentError("Spin wait must be from 0 to " + std::to_string(kMaxSpinWaitUs) +
                                " microseconds, got " + std::to_string(microseconds));
   }
   WarnIfOverridden({"LOOM_SPIN_WAIT_US", "KMP_BLOCKTIME"},
-                   "set_spin_wait_us(" + std::to_string(microseconds) + ")");
-  Update([&](ApiValues& api) { api.spin_wait_us = microseconds; },
-         [](const ResolvedThreading& r) { return r.spin_wait_us.value; },
-         "Spin wait cannot be modified after initialization.");
+                   Call(by, "set_spin_wait_us(" + std::to_string(microseconds) + ")"));
+  Update(
+      [&](ApiValues& api) {
+        api.spin_wait_us = {microseconds, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.spin_wait_us.value; },
+      "Spin wait cannot be modified after initialization.");
 }
 
-void ThreadingConfig::SetCpuBudget(int tokens) {
+void ThreadingConfig::SetCpuBudget(int tokens, const Requester& by) {
   ValidateThreadCount(tokens, "cpu_budget");
-  WarnIfOverridden({kBudgetVar}, "set_cpu_budget(" + std::to_string(tokens) + ")");
+  WarnIfOverridden({kBudgetVar}, Call(by, "set_cpu_budget(" + std::to_string(tokens) + ")"));
   constexpr const char* kFrozen = "The CPU budget cannot be modified after initialization.";
   {
     // Frozen alone (by a private session) before the rest: a call that
@@ -250,7 +268,7 @@ void ThreadingConfig::SetCpuBudget(int tokens) {
     std::lock_guard lock(mutex_);
     if (frozen_budget_ && !frozen_) {
       ApiValues next = api_;
-      next.cpu_budget = tokens;
+      next.cpu_budget = {tokens, by.source};
       if (ResolveLocked(next).cpu_budget.value != frozen_budget_->value) {
         throw RuntimeError(kFrozen);
       }
@@ -258,26 +276,35 @@ void ThreadingConfig::SetCpuBudget(int tokens) {
       return;
     }
   }
-  Update([&](ApiValues& api) { api.cpu_budget = tokens; },
-         [](const ResolvedThreading& r) { return r.cpu_budget.value; }, kFrozen);
+  Update(
+      [&](ApiValues& api) {
+        api.cpu_budget = {tokens, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.cpu_budget.value; }, kFrozen);
 }
 
-void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus) {
+void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus, const Requester& by) {
   ValidateCpus(cpus, "intra_op_cpu_affinity");
   WarnIfOverridden({"LOOM_INTRAOP_CPUS"},
-                   "set_intra_op_cpu_affinity(" + platform::FormatCpuList(cpus) + ")");
-  Update([&](ApiValues& api) { api.intra_op_cpus = cpus; },
-         [](const ResolvedThreading& r) { return r.intra_op_cpus.cpus; },
-         "Intra op CPU affinity cannot be modified after initialization.");
+                   Call(by, "set_intra_op_cpu_affinity(" + platform::FormatCpuList(cpus) + ")"));
+  Update(
+      [&](ApiValues& api) {
+        api.intra_op_cpus = {cpus, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.intra_op_cpus.cpus; },
+      "Intra op CPU affinity cannot be modified after initialization.");
 }
 
-void ThreadingConfig::SetInterOpCpus(const std::vector<int>& cpus) {
+void ThreadingConfig::SetInterOpCpus(const std::vector<int>& cpus, const Requester& by) {
   ValidateCpus(cpus, "inter_op_cpu_affinity");
   WarnIfOverridden({"LOOM_INTEROP_CPUS"},
-                   "set_inter_op_cpu_affinity(" + platform::FormatCpuList(cpus) + ")");
-  Update([&](ApiValues& api) { api.inter_op_cpus = cpus; },
-         [](const ResolvedThreading& r) { return r.inter_op_cpus.cpus; },
-         "Inter op CPU affinity cannot be modified after initialization.");
+                   Call(by, "set_inter_op_cpu_affinity(" + platform::FormatCpuList(cpus) + ")"));
+  Update(
+      [&](ApiValues& api) {
+        api.inter_op_cpus = {cpus, by.source};
+      },
+      [](const ResolvedThreading& r) { return r.inter_op_cpus.cpus; },
+      "Inter op CPU affinity cannot be modified after initialization.");
 }
 
 ResolvedThreading ThreadingConfig::Resolve() const {

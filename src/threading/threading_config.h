@@ -48,6 +48,17 @@ const std::vector<std::string>& ThreadingEnvironmentVariables();
 // the measurements behind it).
 int AutoInterOpThreads(int usable_cpus);
 
+// Who asks for a value. The public API asks as Requester{}: the value's
+// source is "api" and the warning when an environment variable outranks it
+// names the function called ("set_intra_op_parallelism_threads(2)"). A tool
+// that sets values for its user passes its own words — the loom command's
+// `--intra 2` is {"flag --intra", "--intra 2"} — so reports and warnings name
+// what the user typed, not a function the user never called.
+struct Requester {
+  std::string source = "api";  // the resolved Setting's source
+  std::string call;            // for warnings; empty: the API function and argument
+};
+
 // The automatic spin time, in microseconds.
 inline constexpr int kDefaultSpinWaitUs = 50;
 
@@ -57,13 +68,13 @@ class ThreadingConfig {
   // CPU facts now, once; later changes to either are not seen.
   ThreadingConfig(const Environment& environment, const platform::SystemProbe& probe);
 
-  void SetIntraOpThreads(int num_threads);
-  void SetInterOpThreads(int num_threads);
-  void SetDataPipelineThreads(int num_threads);
-  void SetSpinWaitUs(int microseconds);
-  void SetCpuBudget(int tokens);
-  void SetIntraOpCpus(const std::vector<int>& cpus);
-  void SetInterOpCpus(const std::vector<int>& cpus);
+  void SetIntraOpThreads(int num_threads, const Requester& by = {});
+  void SetInterOpThreads(int num_threads, const Requester& by = {});
+  void SetDataPipelineThreads(int num_threads, const Requester& by = {});
+  void SetSpinWaitUs(int microseconds, const Requester& by = {});
+  void SetCpuBudget(int tokens, const Requester& by = {});
+  void SetIntraOpCpus(const std::vector<int>& cpus, const Requester& by = {});
+  void SetInterOpCpus(const std::vector<int>& cpus, const Requester& by = {});
 
   // The values in force (frozen ones once frozen). Throws
   // loom::InvalidArgumentError if an environment variable is invalid.
@@ -84,15 +95,22 @@ class ThreadingConfig {
   Setting FreezeCpuBudget();
 
  private:
-  // What the API asked for; nullopt = never called (or 0 = automatic).
+  // A value asked for and its source; nullopt = never asked (for thread
+  // counts, 0 = automatic too).
+  template <typename T>
+  struct Requested {
+    std::optional<T> value;
+    std::string source = "api";
+  };
+  // What the API (or a tool, see Requester) asked for.
   struct ApiValues {
-    std::optional<int> intra_op_threads;
-    std::optional<int> inter_op_threads;
-    std::optional<int> data_pipeline_threads;
-    std::optional<int> spin_wait_us;
-    std::optional<int> cpu_budget;
-    std::optional<std::vector<int>> intra_op_cpus;
-    std::optional<std::vector<int>> inter_op_cpus;
+    Requested<int> intra_op_threads;
+    Requested<int> inter_op_threads;
+    Requested<int> data_pipeline_threads;
+    Requested<int> spin_wait_us;
+    Requested<int> cpu_budget;
+    Requested<std::vector<int>> intra_op_cpus;
+    Requested<std::vector<int>> inter_op_cpus;
   };
 
   ResolvedThreading ResolveLocked(const ApiValues& api) const;

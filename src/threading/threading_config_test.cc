@@ -160,6 +160,26 @@ TEST(Config, EnvOutranksApi) {
       << warnings.lines[1];
 }
 
+TEST(Config, ToolRequestKeepsItsSourceAndWarnsInItsOwnWords) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTEROP_THREADS", "5"}}), probe);
+  CapturedWarnings warnings;
+  config.SetIntraOpThreads(2, {"flag --intra", "--intra 2"});
+  config.SetInterOpThreads(1, {"flag --inter", "--inter 1"});
+  config.SetIntraOpCpus({1}, {"flag --intra-cpus", "--intra-cpus 1"});
+  config.SetSpinWaitUs(7);  // the API, as before
+  const ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.intra_op_threads.value, 2);
+  EXPECT_EQ(r.intra_op_threads.source, "flag --intra");
+  EXPECT_EQ(r.inter_op_threads.source, "env:LOOM_NUM_INTEROP_THREADS");
+  EXPECT_EQ(r.intra_op_cpus.source, "flag --intra-cpus");
+  EXPECT_EQ(r.spin_wait_us.source, "api");
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("--inter 1 has no effect"), std::string::npos)
+      << warnings.lines[0];
+  EXPECT_EQ(warnings.lines[0].find("set_inter_op"), std::string::npos) << warnings.lines[0];
+}
+
 TEST(Config, OverriddenApiCallStillValidatesItsArgument) {
   FakeSystemProbe probe = TwoCpuHost();
   ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTRAOP_THREADS", "3"}}), probe);

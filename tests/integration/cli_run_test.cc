@@ -56,6 +56,8 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_EQ(j["model"], "demo");
   EXPECT_EQ(j["intra_op_threads"], 2);
   EXPECT_EQ(j["inter_op_threads"], 2);
+  EXPECT_EQ(j["sources"]["intra_op_threads"], "flag --intra");
+  EXPECT_EQ(j["sources"]["inter_op_threads"], "flag --inter");
   EXPECT_EQ(j["batch"], 2);
   EXPECT_EQ(j["iterations"], 3);
   const json& latency = j["latency_ms"];
@@ -91,6 +93,31 @@ TEST(CliRun, DemoJsonHasTheIssueKeysAndTheThreadsInForce) {
   EXPECT_NEAR(j["outputs"][0]["checksum"].get<double>(), 2.0, 1e-4);
 }
 
+TEST(CliRun, EqualsFormOfAFlagIsTheSameAsTheSeparateValue) {
+  const json j = RunJson({"--intra=2", "--inter=1", "--batch=3"});
+  EXPECT_EQ(j["intra_op_threads"], 2);
+  EXPECT_EQ(j["inter_op_threads"], 1);
+  EXPECT_EQ(j["batch"], 3);
+}
+
+TEST(CliRun, ReportsLoadAndOptimizeTimeAndAHistogramOfTheRuns) {
+  const json j = RunJson({"--iterations", "9"});
+  EXPECT_GT(j["load_ms"].get<double>(), 0);
+  EXPECT_GT(j["optimize_ms"].get<double>(), 0);
+  int runs = 0;
+  for (const json& bucket : j["latency_histogram"]) {
+    EXPECT_LE(bucket["lo_ms"].get<double>(), bucket["hi_ms"].get<double>());
+    runs += bucket["count"].get<int>();
+  }
+  EXPECT_EQ(runs, 9);
+  const ProcessResult text = RunLoom({"run", "--iterations", "9", "--warmup", "1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* part :
+       {"setup        load ", " ms (read + parse), optimize ", "histogram    "}) {
+    EXPECT_NE(text.out.find(part), std::string::npos) << part << " in\n" << text.out;
+  }
+}
+
 TEST(CliRun, OneAndOneThreadsMeansNoWorkerAtAll) {
   const json j = RunJson({"--intra", "1", "--inter", "1"});
   EXPECT_EQ(j["intra_op_threads"], 1);
@@ -109,6 +136,8 @@ TEST(CliRun, EnvironmentOutranksTheFlagAndTheReportSaysSo) {
   EXPECT_EQ(j["sources"]["intra_op_threads"], "env:LOOM_NUM_INTRAOP_THREADS");
   EXPECT_EQ(j["threads"]["intra_op"], 0);
   EXPECT_NE(r.err.find("LOOM_NUM_INTRAOP_THREADS=1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--intra 2 has no effect"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("set_intra_op"), std::string::npos) << r.err;
 }
 
 TEST(CliRun, NoArgumentsRunsTheDemoAndPrintsAReport) {
@@ -195,6 +224,9 @@ TEST(CliRun, CommandLineMistakesAreUsageErrors) {
   }
   ProcessResult unknown = RunLoom({"run", "--frobnicate"});
   EXPECT_NE(unknown.err.find("'--frobnicate'"), std::string::npos) << unknown.err;
+  ProcessResult boolean = RunLoom({"run", "--json=1"});
+  EXPECT_EQ(boolean.exit_code, 2);
+  EXPECT_NE(boolean.err.find("--json takes no value"), std::string::npos) << boolean.err;
   EXPECT_EQ(RunLoom({"run", "--help"}).exit_code, 0);
 }
 

@@ -52,6 +52,15 @@ TEST(CliThreads, PrintsTheConfigurationInForce) {
   EXPECT_NE(two.out.find("loom-inter-0     inter_op  global"), std::string::npos) << two.out;
 }
 
+TEST(CliThreads, TextExplainsWhyIntraNCreatesNMinusOneWorkers) {
+  ProcessResult r = RunLoom({"threads", "--intra", "2", "--inter", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(the calling thread runs shard 0 itself: intra 2 -> 1 loom-intra worker, "
+                       "inter 3 -> 2 loom-inter workers)"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CliThreads, JsonHasTheDocumentedShape) {
   json j = ThreadsJson({});
   for (const char* key :
@@ -71,7 +80,7 @@ TEST(CliThreads, JsonHasTheDocumentedShape) {
 TEST(CliThreads, ProcessHasExactlyTheConfiguredThreads) {
   json j = ThreadsJson({"--intra", "3", "--inter", "2"});
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 3);
-  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "api");
+  EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "flag --intra");
   // intra = 3: the calling thread plus two workers; inter = 2: the thread
   // calling run() plus one worker.
   ExpectProcessThreads(j, {"loom-intra-0", "loom-intra-1", "loom-inter-0"});
@@ -88,7 +97,7 @@ TEST(CliThreads, OneIntraThreadCreatesNoIntraWorker) {
   ExpectProcessThreads(j, {});
 }
 
-TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
+TEST(CliThreads, EnvOutranksFlagWithOneWarningNamingTheFlag) {
   ProcessResult r =
       RunLoom({"threads", "--json", "--intra", "2"}, {{"LOOM_NUM_INTRAOP_THREADS", "1"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -97,6 +106,19 @@ TEST(CliThreads, EnvOutranksFlagWithOneWarning) {
   EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "env:LOOM_NUM_INTRAOP_THREADS");
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("LOOM_NUM_INTRAOP_THREADS=1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--intra 2 has no effect"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("set_intra_op"), std::string::npos) << "the user called no function";
+}
+
+TEST(CliThreads, EveryFlagIsReportedAsItsSource) {
+  ProcessResult r = RunLoom({"threads", "--intra", "1", "--inter", "1", "--data", "1", "--spin-us",
+                             "0", "--cpu-budget", "1", "--intra-cpus", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* source : {"(flag --intra)", "(flag --inter)", "(flag --data)",
+                             "(flag --spin-us)", "(flag --cpu-budget)", "(flag --intra-cpus)"}) {
+    EXPECT_NE(r.out.find(source), std::string::npos) << source << " in\n" << r.out;
+  }
+  EXPECT_EQ(r.out.find("(api)"), std::string::npos) << r.out;
 }
 
 TEST(CliThreads, TensorFlowVariablesWork) {
@@ -110,9 +132,9 @@ TEST(CliThreads, OmpNumThreadsIsOnlyAFallback) {
   json fallback = ThreadsJson({}, {{"OMP_NUM_THREADS", "1"}});
   EXPECT_EQ(fallback["intra_op_parallelism_threads"]["value"], 1);
   EXPECT_EQ(fallback["intra_op_parallelism_threads"]["source"], "env:OMP_NUM_THREADS");
-  json api = ThreadsJson({"--intra", "2"}, {{"OMP_NUM_THREADS", "1"}});
-  EXPECT_EQ(api["intra_op_parallelism_threads"]["value"], 2);
-  EXPECT_EQ(api["intra_op_parallelism_threads"]["source"], "api");
+  json flag = ThreadsJson({"--intra", "2"}, {{"OMP_NUM_THREADS", "1"}});
+  EXPECT_EQ(flag["intra_op_parallelism_threads"]["value"], 2);
+  EXPECT_EQ(flag["intra_op_parallelism_threads"]["source"], "flag --intra");
 }
 
 TEST(CliThreads, KmpBlocktimeZeroMeansNoSpin) {
@@ -124,7 +146,7 @@ TEST(CliThreads, KmpBlocktimeZeroMeansNoSpin) {
 TEST(CliThreads, NoDataThreadsUntilAPipelineRuns) {
   json j = ThreadsJson({"--intra", "1", "--inter", "1", "--data", "3"});
   EXPECT_EQ(j["data_pipeline_threads"]["value"], 3);
-  EXPECT_EQ(j["data_pipeline_threads"]["source"], "api");
+  EXPECT_EQ(j["data_pipeline_threads"]["source"], "flag --data");
   ExpectProcessThreads(j, {});
   EXPECT_TRUE(j["data_pipelines"].empty()) << j.dump();
 }
@@ -183,18 +205,22 @@ TEST(CliThreads, UnusableOtherLibraryVariableIsOneWarningNotAnError) {
   }
 }
 
-TEST(CliThreads, BadFlagsAreClearErrors) {
+TEST(CliThreads, BadFlagsAreUsageErrorsNamingTheFlag) {
   ProcessResult negative = RunLoom({"threads", "--intra", "-1"});
-  EXPECT_EQ(negative.exit_code, 1);
-  EXPECT_NE(negative.err.find("Number of threads must be positive"), std::string::npos);
-  EXPECT_NE(negative.err.find("-1"), std::string::npos);
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.err.find("--intra expects an integer from 0"), std::string::npos)
+      << negative.err;
+  EXPECT_NE(negative.err.find("'-1'"), std::string::npos);
   ProcessResult garbage = RunLoom({"threads", "--inter", "4x"});
-  EXPECT_EQ(garbage.exit_code, 1);
+  EXPECT_EQ(garbage.exit_code, 2);
   EXPECT_NE(garbage.err.find("'4x'"), std::string::npos) << garbage.err;
   ProcessResult missing = RunLoom({"threads", "--inter"});
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);
   ProcessResult huge = RunLoom({"threads", "--intra", "5000"});
-  EXPECT_EQ(huge.exit_code, 1);
+  EXPECT_EQ(huge.exit_code, 2);
+  ProcessResult spin = RunLoom({"threads", "--spin-us", "2000000"});
+  EXPECT_EQ(spin.exit_code, 2);
+  EXPECT_NE(spin.err.find("--spin-us"), std::string::npos) << spin.err;
   EXPECT_EQ(RunLoom({"frobnicate"}).exit_code, 2);
 }
 
@@ -209,13 +235,14 @@ TEST(CliThreads, OversubscriptionIsAllowedWithAWarning) {
 TEST(CliThreads, PinningFlagsPinTheWorkers) {
   json j = ThreadsJson({"--intra", "2", "--inter", "1", "--intra-cpus", "0", "--inter-cpus", "0"});
   EXPECT_EQ(j["intra_op_cpu_affinity"]["cpus"], json::array({0}));
-  EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "api");
+  EXPECT_EQ(j["intra_op_cpu_affinity"]["source"], "flag --intra-cpus");
   EXPECT_EQ(j["inter_op_cpu_affinity"]["cpus"], json::array({0}));
   ProcessResult bad = RunLoom({"threads", "--intra-cpus", "3-1"});
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("'3-1'"), std::string::npos) << bad.err;
   ProcessResult outside = RunLoom({"threads", "--intra-cpus", "4000"});
-  EXPECT_EQ(outside.exit_code, 1);
+  EXPECT_EQ(outside.exit_code, 2) << "a CPU the process may not use is an out-of-range value";
+  EXPECT_NE(outside.err.find("--intra-cpus"), std::string::npos) << outside.err;
   EXPECT_NE(outside.err.find("CPU 4000"), std::string::npos) << outside.err;
 }
 

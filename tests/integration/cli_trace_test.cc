@@ -68,19 +68,36 @@ TEST_F(CliTrace, DemoTraceHasACompleteEventPerNode) {
   EXPECT_NE(r.out.find(file.string()), std::string::npos) << r.out;
 }
 
+TEST_F(CliTrace, WithoutOutputFlagTheTraceGoesToTraceJsonInTheCurrentFolder) {
+  const ProcessResult r = testing::RunProcess(
+      {"/bin/sh", "-c", "cd '" + dir_.string() + "' && exec " + LOOM_BINARY + " trace"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ReadJson(dir_ / "trace.json")["traceEvents"].is_array());
+  EXPECT_NE(r.out.find("trace written to trace.json"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTrace, AnUnwritableOutputFailsBeforeAnyWork) {
+  const std::string unwritable = (dir_ / "no" / "such" / "folder" / "t.json").string();
+  // The model does not exist either: the output is checked first.
+  const ProcessResult r = RunLoom({"trace", (dir_ / "none.onnx").string(), "-o", unwritable});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(unwritable), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("none.onnx"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+
+  const ProcessResult graph = RunLoom({"trace", (dir_ / "none.onnx").string(), "-o",
+                                       (dir_ / "t.json").string(), "--graph", unwritable});
+  EXPECT_EQ(graph.exit_code, 1);
+  EXPECT_NE(graph.err.find(unwritable), std::string::npos) << graph.err;
+  EXPECT_FALSE(fs::exists(dir_ / "t.json"));
+}
+
 TEST_F(CliTrace, MistakesAreClearErrors) {
-  ProcessResult no_output = RunLoom({"trace"});
-  EXPECT_EQ(no_output.exit_code, 2);
-  EXPECT_NE(no_output.err.find("-o FILE"), std::string::npos) << no_output.err;
   EXPECT_EQ(RunLoom({"trace", "-o"}).exit_code, 2);
   EXPECT_EQ(RunLoom({"trace", "--iterations", "3", "-o", "x.json"}).exit_code, 2);
 
-  const std::string unwritable = (dir_ / "no" / "such" / "folder" / "t.json").string();
-  ProcessResult r = RunLoom({"trace", "-o", unwritable});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find(unwritable), std::string::npos) << r.err;
-
-  ProcessResult missing = RunLoom({"trace", (dir_ / "none.onnx").string(), "-o", unwritable});
+  ProcessResult missing =
+      RunLoom({"trace", (dir_ / "none.onnx").string(), "-o", (dir_ / "t.json").string()});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("none.onnx"), std::string::npos) << missing.err;
 }

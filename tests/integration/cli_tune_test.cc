@@ -56,14 +56,30 @@ TEST_F(CliTune, LatencySweepWritesHeatmapJsonAndExportLines) {
   EXPECT_EQ(j["model"], "demo");
   EXPECT_EQ(j["objective"], "latency");
   ASSERT_EQ(j["cells"].size(), static_cast<size_t>(limit * limit));
-  double best_ms = 1e300;
+  // --iterations 2: two rounds of one run, then one run a round until the
+  // pick is stable (at most 8 rounds).
+  const size_t rounds = j["rounds"].get<size_t>();
+  EXPECT_GE(rounds, 2u);
+  EXPECT_LE(rounds, 8u);
+  double fastest_ms = 1e300;
   for (const json& cell : j["cells"]) {
     EXPECT_LE(cell["intra_op_threads"].get<int>(), limit);
     EXPECT_LE(cell["inter_op_threads"].get<int>(), limit);
-    EXPECT_EQ(cell["latencies_ms"].size(), 2u);
-    best_ms = std::min(best_ms, cell["median_ms"].get<double>());
+    EXPECT_EQ(cell["latencies_ms"].size(), 2 + (rounds - 2));
+    EXPECT_EQ(cell["round_medians_ms"].size(), rounds);
+    fastest_ms = std::min(fastest_ms, cell["median_ms"].get<double>());
   }
-  EXPECT_DOUBLE_EQ(j["best"]["median_ms"].get<double>(), best_ms);
+  EXPECT_DOUBLE_EQ(j["fastest"]["median_ms"].get<double>(), fastest_ms);
+  // The pick: within the noise of the fastest, with the fewest threads.
+  const double noise = j["noise_band_pct"].get<double>() / 100;
+  EXPECT_GE(noise, 0.01);
+  EXPECT_LE(j["best"]["median_ms"].get<double>(), fastest_ms * (1 + noise) * (1 + 1e-12));
+  auto threads = [](const json& setting) {
+    return setting["intra_op_threads"].get<int>() + setting["inter_op_threads"].get<int>();
+  };
+  for (const json& close : j["within_noise"]) EXPECT_LE(threads(j["best"]), threads(close));
+  EXPECT_NE(r.out.find(j["verdict"].get<std::string>()), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("noise: \u00b1"), std::string::npos) << r.out;
 
   const std::string intra_line =
       "export LOOM_NUM_INTRAOP_THREADS=" + std::to_string(j["best"]["intra_op_threads"].get<int>());

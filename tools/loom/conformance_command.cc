@@ -22,7 +22,7 @@ namespace loom::cli {
 
 int ConformanceCommand(const std::vector<std::string>& args) {
   std::optional<std::string> dir;
-  std::optional<std::string> filter;
+  std::optional<std::regex> pattern;
   std::optional<std::string> known_path;
   bool json = false;
   bool verbose = false;
@@ -30,7 +30,13 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   FlagReader flags("conformance", args);
   while (flags.Next()) {
     if (flags.Is("--filter")) {
-      filter = flags.StringValue();
+      const std::string filter = flags.StringValue();
+      try {
+        pattern.emplace(filter, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        throw UsageError("conformance: --filter '" + filter + "' is not a regular expression (" +
+                         e.what() + ")");
+      }
     } else if (flags.Is("--known-failures")) {
       known_path = flags.StringValue();
     } else if (flags.Is("--json")) {
@@ -49,15 +55,6 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     throw UsageError(
         "conformance: missing DIR (the onnx package's backend data: "
         "<site-packages>/onnx/backend/test/data)");
-  }
-  std::optional<std::regex> pattern;
-  if (filter) {
-    try {
-      pattern.emplace(*filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("conformance: --filter '" + *filter + "' is not a regular expression (" +
-                       e.what() + ")");
-    }
   }
   const conformance::KnownFailures known =
       known_path ? conformance::ReadKnownFailures(*known_path) : conformance::KnownFailures{};

@@ -12,9 +12,9 @@ namespace {
 
 constexpr int kCellWidth = 76;
 constexpr int kCellHeight = 50;
-constexpr int kLeft = 96;  // room for the y label and values
-constexpr int kTop = 48;   // the title
-constexpr int kBottom = 76;
+constexpr int kLeft = 96;    // room for the y label and values
+constexpr int kTop = 48;     // the title
+constexpr int kBottom = 86;  // axis values, label, two legend lines
 constexpr int kRight = 24;
 constexpr int kMinWidth = 440;  // the title and legend fit even over a 1x1 grid
 
@@ -34,6 +34,19 @@ std::string Colour(double badness) {
   std::snprintf(hex, sizeof(hex), "#%02x%02x%02x", static_cast<int>(std::lround(c.r)),
                 static_cast<int>(std::lround(c.g)), static_cast<int>(std::lround(c.b)));
   return hex;
+}
+
+// 0 (the best's green) to 1 (red) for value `v`; see Heatmap::noise_band.
+double Badness(const Heatmap& h, double v, double best, double lo, double hi) {
+  if (h.noise_band > 0) {
+    // How much worse than the best, as a fraction, in noise bands.
+    const double shortfall = h.higher_is_better ? (v > 0 ? best / v - 1 : 1e300) : v / best - 1;
+    const double bands = shortfall / h.noise_band;
+    return std::clamp((bands - 1) / (kRedAtNoiseBands - 1), 0.0, 1.0);
+  }
+  const double spread = hi - lo;
+  const double badness = spread > 0 ? (v - lo) / spread : 0;
+  return h.higher_is_better ? 1 - badness : badness;
 }
 
 std::string Number(double value) {
@@ -102,6 +115,7 @@ std::string RenderHeatmapSvg(const Heatmap& h) {
     }
   }
 
+  const double best_value = best_x < nx ? h.values[best_y][best_x] : 0;
   const int width = std::max(kMinWidth, kLeft + static_cast<int>(nx) * kCellWidth + kRight);
   const int height = kTop + static_cast<int>(ny) * kCellHeight + kBottom;
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -121,12 +135,7 @@ std::string RenderHeatmapSvg(const Heatmap& h) {
       const int left = kLeft + static_cast<int>(x) * kCellWidth;
       const double v = h.values[y][x];
       std::string fill = "#dddddd";
-      if (!std::isnan(v)) {
-        const double spread = hi - lo;
-        double badness = spread > 0 ? (v - lo) / spread : 0;
-        if (h.higher_is_better) badness = 1 - badness;
-        fill = Colour(badness);
-      }
+      if (!std::isnan(v)) fill = Colour(Badness(h, v, best_value, lo, hi));
       svg += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(top) + "\" width=\"" +
              std::to_string(kCellWidth) + "\" height=\"" + std::to_string(kCellHeight) +
              "\" fill=\"" + fill + "\" stroke=\"white\"/>\n";
@@ -136,6 +145,10 @@ std::string RenderHeatmapSvg(const Heatmap& h) {
         svg += Text(cx, top + 38, h.notes[y][x], " font-size=\"10\"");
       }
     }
+  }
+  if (h.outline_x < nx && h.outline_y < ny) {
+    best_x = h.outline_x;
+    best_y = h.outline_y;
   }
   if (best_x < nx) {
     const int left = kLeft + static_cast<int>(best_x) * kCellWidth;
@@ -157,8 +170,15 @@ std::string RenderHeatmapSvg(const Heatmap& h) {
          ")\">" + XmlEscape(h.y_label) + "</text>\n";
   const std::string legend = std::string("cell values in ") + h.unit + ", " +
                              (h.higher_is_better ? "higher" : "lower") +
-                             " is better; the outlined cell is the best";
-  svg += Text(width / 2, grid_bottom + 62, legend, " font-size=\"11\" fill=\"#444444\"");
+                             " is better; the outlined cell is the pick";
+  svg += Text(width / 2, grid_bottom + 58, legend, " font-size=\"11\" fill=\"#444444\"");
+  if (h.noise_band > 0) {
+    char band[96];
+    std::snprintf(band, sizeof(band),
+                  "cells within \u00b1%.1f %% (the noise) of the best share its green",
+                  h.noise_band * 100);
+    svg += Text(width / 2, grid_bottom + 74, band, " font-size=\"11\" fill=\"#444444\"");
+  }
   svg += "</svg>\n";
   return svg;
 }

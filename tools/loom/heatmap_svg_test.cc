@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include "loom/errors.h"
 
@@ -71,6 +73,53 @@ TEST(HeatmapSvg, BestIsGreenWorstIsRedUnmeasuredIsGrey) {
   EXPECT_NE(svg.find("fill=\"#d73027\""), std::string::npos);  // 4.0, the worst
   EXPECT_NE(svg.find("fill=\"#dddddd\""), std::string::npos);
   EXPECT_NE(svg.find(">n/a<"), std::string::npos);
+}
+
+// Every cell's fill colour, in drawing order.
+std::vector<std::string> Fills(const std::string& svg) {
+  std::vector<std::string> fills;
+  const std::regex fill("height=\"50\" fill=\"(#[0-9a-f]{6})\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), fill); it != std::sregex_iterator();
+       ++it) {
+    fills.push_back((*it)[1]);
+  }
+  return fills;
+}
+
+TEST(HeatmapSvg, ASpreadWithinTheNoiseIsShadedUniformly) {
+  Heatmap h = TwoByTwo(false);
+  h.values = {{1.00, 1.01}, {1.02, 1.015}};  // a 2 % spread
+  h.noise_band = 0.03;
+  const std::string svg = RenderHeatmapSvg(h);
+  const std::vector<std::string> fills = Fills(svg);
+  ASSERT_EQ(fills.size(), 4u) << svg;
+  for (const std::string& fill : fills) EXPECT_EQ(fill, "#1a9850");
+  EXPECT_NE(svg.find("within \u00b13.0 % (the noise)"), std::string::npos);
+  h.noise_band = 0;
+  EXPECT_NE(Fills(RenderHeatmapSvg(h)), fills) << "without a band: best to worst";
+}
+
+TEST(HeatmapSvg, ShadesByNoiseBandsFromTheBest) {
+  Heatmap h = TwoByTwo(true);
+  // items/s; the best is 100. 1.5 % below: within the band; 20 % below: 10
+  // bands (red); 6 % below: in between.
+  h.values = {{100, 98.5}, {100 / 1.06, 100 / 1.2}};
+  h.noise_band = 0.02;
+  const std::vector<std::string> fills = Fills(RenderHeatmapSvg(h));
+  ASSERT_EQ(fills.size(), 4u);
+  // Drawn row by row from y = 0: (1,1) (2,1) then (1,2) (2,2).
+  EXPECT_EQ(fills[0], "#1a9850");
+  EXPECT_EQ(fills[1], "#1a9850");
+  EXPECT_NE(fills[2], "#1a9850");
+  EXPECT_NE(fills[2], "#d73027");
+  EXPECT_EQ(fills[3], "#d73027");
+}
+
+TEST(HeatmapSvg, OutlinesTheCellTheCallerPicks) {
+  Heatmap h = TwoByTwo(false);
+  h.outline_x = 0;
+  h.outline_y = 0;  // intra 1 / inter 1, not the best value
+  EXPECT_EQ(BestCellPosition(RenderHeatmapSvg(h)), std::make_pair(96 + 2, 48 + 50 + 2));
 }
 
 TEST(HeatmapSvg, NotesAreDrawnUnderValues) {

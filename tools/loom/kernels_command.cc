@@ -1,11 +1,14 @@
 // `loom kernels [--json]`: the kernel registry as a table — every operator,
 // the dtypes it takes, the ISA variants it has — and the ISA this process
 // would run (the CPU's best, capped by LOOM_MAX_ISA). Starts no threads.
+// --json gives the lists as JSON arrays of names.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_flags.h"
 #include "commands.h"
@@ -20,12 +23,44 @@ using kernels::Isa;
 
 constexpr Isa kAllIsas[] = {Isa::kPortable, Isa::kAvx2Fma, Isa::kAvx512f};
 
-std::string IsaList(kernels::IsaMask mask) {
-  std::string out;
+std::vector<std::string> IsaNames(kernels::IsaMask mask) {
+  std::vector<std::string> names;
   for (Isa isa : kAllIsas) {
-    if ((mask & kernels::IsaBit(isa)) == 0) continue;
-    if (!out.empty()) out += ", ";
-    out += kernels::IsaName(isa);
+    if ((mask & kernels::IsaBit(isa)) != 0) names.emplace_back(kernels::IsaName(isa));
+  }
+  return names;
+}
+
+std::vector<std::string> DTypeNames(kernels::DTypeMask mask) {
+  std::vector<std::string> names;
+  for (int d = 0; d < kNumDTypes; ++d) {
+    const DType dtype = static_cast<DType>(d);
+    if ((mask & kernels::DTypeBit(dtype)) != 0) names.emplace_back(dtype_name(dtype));
+  }
+  return names;
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// Rows of cells as lines, each column but the last padded to its widest
+// cell plus two spaces, so no two columns run together.
+std::string AlignedTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      out += row[c];
+      if (c + 1 < row.size()) out += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    out += "\n";
   }
   return out;
 }
@@ -34,9 +69,15 @@ std::string IsaList(kernels::IsaMask mask) {
 
 int KernelsCommand(const std::vector<std::string>& args) {
   bool json = false;
-  for (const std::string& arg : args) {
-    if (arg != "--json") throw UsageError("kernels: unknown flag '" + arg + "'");
-    json = true;
+  FlagReader flags("kernels", args);
+  while (flags.Next()) {
+    if (flags.Is("--json")) {
+      json = true;
+    } else if (flags.IsPositional()) {
+      throw UsageError("kernels: unexpected argument '" + flags.current() + "'");
+    } else {
+      flags.Unknown();
+    }
   }
   const char* cap = std::getenv(std::string(kernels::kMaxIsaVariable).c_str());
   const Isa active =
@@ -47,26 +88,25 @@ int KernelsCommand(const std::vector<std::string>& args) {
   }
 
   if (json) {
-    nlohmann::json out;
+    nlohmann::ordered_json out;
     out["active_isa"] = kernels::IsaName(active);
-    out["cpu_isas"] = IsaList(supported);
-    out["ops"] = nlohmann::json::array();
+    out["cpu_isas"] = IsaNames(supported);
+    out["ops"] = nlohmann::ordered_json::array();
     for (const auto& r : kernels::KernelRegistry()) {
-      out["ops"].push_back({{"op", r.op},
-                            {"dtypes", kernels::DTypeMaskToString(r.dtypes)},
-                            {"isas", IsaList(r.isas)}});
+      out["ops"].push_back(
+          {{"op", r.op}, {"dtypes", DTypeNames(r.dtypes)}, {"isas", IsaNames(r.isas)}});
     }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   std::printf("active ISA: %s (CPU supports: %s; cap with %s)\n",
-              std::string(kernels::IsaName(active)).c_str(), IsaList(supported).c_str(),
+              std::string(kernels::IsaName(active)).c_str(), Join(IsaNames(supported)).c_str(),
               std::string(kernels::kMaxIsaVariable).c_str());
-  std::printf("%-24s %-26s %s\n", "op", "isa variants", "dtypes");
+  std::vector<std::vector<std::string>> rows = {{"op", "isa variants", "dtypes"}};
   for (const auto& r : kernels::KernelRegistry()) {
-    std::printf("%-24s %-26s %s\n", std::string(r.op).c_str(), IsaList(r.isas).c_str(),
-                kernels::DTypeMaskToString(r.dtypes).c_str());
+    rows.push_back({std::string(r.op), Join(IsaNames(r.isas)), Join(DTypeNames(r.dtypes))});
   }
+  std::fputs(AlignedTable(rows).c_str(), stdout);
   std::printf("%zu operators\n", kernels::KernelRegistry().size());
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "loom/config.h"
 #include "loom/errors.h"
 #include "loom/onnx.h"
+#include "thread_flags.h"
 
 namespace loom::cli {
 
@@ -40,8 +41,9 @@ bool ParseModelFlag(FlagReader& flags, ModelFlags& out) {
 }
 
 void ApplyThreadFlags(const ModelFlags& flags) {
-  if (flags.intra) config::threading::set_intra_op_parallelism_threads(*flags.intra);
-  if (flags.inter) config::threading::set_inter_op_parallelism_threads(*flags.inter);
+  threading::ThreadingConfig& config = threading::GlobalThreadingConfig();
+  if (flags.intra) config.SetIntraOpThreads(*flags.intra, FlagRequester("--intra", *flags.intra));
+  if (flags.inter) config.SetInterOpThreads(*flags.inter, FlagRequester("--inter", *flags.inter));
 }
 
 SessionOptions SessionOptionsFor(const ModelFlags& flags) {

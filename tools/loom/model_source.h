@@ -28,8 +28,9 @@ struct ModelFlags {
 // positional argument is the model); returns false for any other flag.
 bool ParseModelFlag(FlagReader& flags, ModelFlags& out);
 
-// --intra/--inter as loom::config::threading calls, before the runtime
-// starts: an environment variable still outranks them, with a warning.
+// --intra/--inter as requests to the threading configuration, before the
+// runtime starts, labelled with the flag (thread_flags.h): an environment
+// variable still outranks them, with a warning naming the flag.
 void ApplyThreadFlags(const ModelFlags& flags);
 
 // The session options these flags ask for.

@@ -1,6 +1,12 @@
 #include "output_files.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <system_error>
 
@@ -24,6 +30,57 @@ std::string SafeFileStem(const std::string& name) {
   return stem;
 }
 
+void CheckWritable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (fs::exists(status)) {
+    if (fs::is_directory(status)) throw RuntimeError("cannot write '" + path + "': it is a folder");
+    if (access(path.c_str(), W_OK) != 0) {
+      throw RuntimeError("cannot write '" + path + "': " + std::strerror(errno));
+    }
+    return;
+  }
+  fs::path folder = fs::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  if (!fs::is_directory(folder, error)) {
+    throw RuntimeError("cannot write '" + path + "': no folder '" + folder.string() + "'");
+  }
+  if (access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw RuntimeError("cannot write '" + path + "': folder '" + folder.string() +
+                       "': " + std::strerror(errno));
+  }
+}
+
+void CreateOutputFolder(const std::string& dir, const std::string& what) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir)) {
+    throw RuntimeError(what + ": cannot create folder '" + dir +
+                       "': " + (error ? error.message() : "a file of that name exists"));
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw RuntimeError(what + ": cannot write in folder '" + dir + "': " + std::strerror(errno));
+  }
+}
+
+void WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) throw RuntimeError("cannot write '" + path + "': " + std::strerror(errno));
+  file << text;
+  file.close();  // flushes: a full disk shows here, not before
+  if (!file) throw RuntimeError("cannot write '" + path + "': " + std::strerror(errno));
+}
+
+bool FlushStdout(std::string* error) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int reason = errno;
+  if (flushed && !std::ferror(stdout)) return true;
+  *error = reason != 0 ? std::strerror(reason) : "a write failed";
+  return false;
+}
+
 std::vector<std::string> SaveOutputs(const std::string& dir, const std::vector<std::string>& names,
                                      const std::vector<Tensor>& tensors) {
   std::map<std::string, std::string> stems;  // stem → output name
@@ -34,12 +91,7 @@ std::vector<std::string> SaveOutputs(const std::string& dir, const std::vector<s
                                  "' would both be written to " + it->first + ".npy");
     }
   }
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error || !std::filesystem::is_directory(dir)) {
-    throw RuntimeError("--save-outputs: cannot create folder '" + dir +
-                       "': " + (error ? error.message() : "a file of that name exists"));
-  }
+  CreateOutputFolder(dir, "--save-outputs");
   std::vector<std::string> paths;
   for (size_t i = 0; i < names.size() && i < tensors.size(); ++i) {
     paths.push_back((std::filesystem::path(dir) / (SafeFileStem(names[i]) + ".npy")).string());

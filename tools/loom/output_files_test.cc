@@ -65,5 +65,40 @@ TEST_F(TempDir, AFileInTheWayIsARuntimeError) {
   EXPECT_THROW(SaveOutputs((dir_ / "taken").string(), {"y"}, {t}), RuntimeError);
 }
 
+TEST_F(TempDir, CheckWritableAcceptsNewAndExistingFilesAndNamesThePathOtherwise) {
+  fs::create_directories(dir_);
+  EXPECT_NO_THROW(CheckWritable((dir_ / "new.json").string()));
+  EXPECT_FALSE(fs::exists(dir_ / "new.json")) << "the check creates nothing";
+  std::ofstream(dir_ / "old.json") << "x";
+  EXPECT_NO_THROW(CheckWritable((dir_ / "old.json").string()));
+  for (const fs::path& bad : {dir_ / "no" / "folder.json", dir_}) {
+    try {
+      CheckWritable(bad.string());
+      FAIL() << bad;
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad.string()), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(TempDir, WriteTextFileWritesAllOrThrowsNamingThePath) {
+  fs::create_directories(dir_);
+  WriteTextFile((dir_ / "a.txt").string(), "hello\n");
+  std::ifstream in(dir_ / "a.txt");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "hello");
+  EXPECT_THROW(WriteTextFile((dir_ / "no" / "a.txt").string(), "x"), RuntimeError);
+  if (fs::exists("/dev/full")) {
+    // A full disk shows only when the buffer is flushed: still an error.
+    try {
+      WriteTextFile("/dev/full", std::string(100, 'x'));
+      FAIL() << "no error writing to /dev/full";
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("/dev/full"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace loom::cli

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "kernels/isa.h"
 #include "loom/config.h"
+#include "loom/runtime.h"
 #include "loom/session.h"
 #include "model_source.h"
 #include "output_files.h"
@@ -72,12 +73,20 @@ double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 int RunCommand(const std::vector<std::string>& args) {
   const RunFlags flags = ParseFlags(args);
+  // A folder that cannot be written fails now, not after the runs.
+  if (flags.save_dir) CreateOutputFolder(*flags.save_dir, "--save-outputs");
   ApplyThreadFlags(flags.model);
+  const Clock::time_point load_start = Clock::now();
   Model model = LoadModel(flags.model.model);
+  const double load_s = Seconds(Clock::now() - load_start);
   const Feeds feeds =
       BuildFeeds(model.graph, flags.model.batch, ReadInputFiles(flags.model.inputs));
-  const Session session(std::move(model.graph),
-                        SessionOptionsFor(flags.model));  // starts the runtime
+  // Started first so that creating the pools' threads is not counted as
+  // optimizing.
+  start_runtime();
+  const Clock::time_point optimize_start = Clock::now();
+  const Session session(std::move(model.graph), SessionOptionsFor(flags.model));
+  const double optimize_s = Seconds(Clock::now() - optimize_start);
 
   std::vector<Tensor> outputs;
   const Clock::time_point warmup_start = Clock::now();
@@ -119,7 +128,10 @@ int RunCommand(const std::vector<std::string>& args) {
   report.batch = feeds.batch;
   report.iterations = iterations;
   report.warmup = flags.warmup;
+  report.load_ms = load_s * 1e3;
+  report.optimize_ms = optimize_s * 1e3;
   report.latency_ms = SummarizeLatencies(latencies_ms);
+  report.histogram = LatencyHistogram(latencies_ms);
   report.throughput_per_s = report.latency_ms.mean > 0
                                 ? static_cast<double>(feeds.batch) * 1e3 / report.latency_ms.mean
                                 : 0;

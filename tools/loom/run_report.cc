@@ -153,6 +153,13 @@ std::string RunReport::ToJson() const {
   }
   // Beyond the keys.
   j["warmup"] = warmup;
+  j["load_ms"] = load_ms;
+  j["optimize_ms"] = optimize_ms;
+  j["latency_histogram"] = nlohmann::ordered_json::array();
+  for (const HistogramBucket& bucket : histogram) {
+    j["latency_histogram"].push_back(
+        {{"lo_ms", bucket.lo_ms}, {"hi_ms", bucket.hi_ms}, {"count", bucket.count}});
+  }
   j["sources"] = {{"intra_op_threads", intra_op_source}, {"inter_op_threads", inter_op_source}};
   j["isa"] = isa;
   j["peak_tensor_bytes"] = peak_tensor_bytes;
@@ -171,12 +178,16 @@ std::string RunReport::ToText() const {
   line("threads", "intra " + std::to_string(intra_op_threads) + " (" + intra_op_source +
                       "), inter " + std::to_string(inter_op_threads) + " (" + inter_op_source +
                       "), kernels " + isa);
+  line("setup", "load " + Format("%.3f", load_ms) + " ms (read + parse), optimize " +
+                    Format("%.3f", optimize_ms) + " ms (session build)");
   line("runs", "batch " + std::to_string(batch) + ", " + std::to_string(iterations) +
                    " timed after " + std::to_string(warmup) + " warm-up");
   line("latency ms", "p50 " + Format("%.3f", latency_ms.p50) + "   p90 " +
                          Format("%.3f", latency_ms.p90) + "   p99 " +
                          Format("%.3f", latency_ms.p99) + "   mean " +
                          Format("%.3f", latency_ms.mean));
+  const std::vector<std::string> bars = HistogramLines(histogram);
+  for (size_t i = 0; i < bars.size(); ++i) line(i == 0 ? "histogram" : "", bars[i]);
   line("throughput", Format("%.1f", throughput_per_s) + " items/s");
   line("cpu use", Format("%.2f", cpu_cores_used) + " cores (process CPU time / wall time)");
   line("threads seen", std::to_string(threads.total) + " in the process: main + " +

@@ -1,12 +1,14 @@
-// What `loom run` measures and prints: latency percentiles, throughput, CPU
-// use, the threads in the process by pool, peak memory and a summary of each
-// output — as text for people and as JSON (the keys of issue 5, plus a few).
+// What `loom run` measures and prints: load and optimize time, latency
+// percentiles and histogram, throughput, CPU use, the threads in the process
+// by pool, peak memory and a summary of each output — as text for people and
+// as JSON (the keys of issue 5, plus a few).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "latency_histogram.h"
 #include "loom/config.h"
 #include "loom/tensor.h"
 #include "platform/thread_identity.h"
@@ -45,13 +47,16 @@ struct OutputSummary {
 struct RunReport {
   std::string model;                               // the path, or "demo"
   int intra_op_threads = 0, inter_op_threads = 0;  // in force, from the getters
-  std::string intra_op_source, inter_op_source;    // "api", "auto", "env:..."
+  std::string intra_op_source, inter_op_source;    // "flag --intra", "auto", "env:..."
   std::string isa;
   int64_t batch = 1;
   int iterations = 0, warmup = 0;
+  double load_ms = 0;      // reading and parsing the model (the demo: building it)
+  double optimize_ms = 0;  // building the session: graph optimization, the execution plan
   LatencySummary latency_ms;
-  double throughput_per_s = 0;  // batch items per second: batch / mean latency
-  double cpu_cores_used = 0;    // process CPU time / wall time, timed iterations
+  std::vector<HistogramBucket> histogram;  // of the timed runs (LatencyHistogram)
+  double throughput_per_s = 0;             // batch items per second: batch / mean latency
+  double cpu_cores_used = 0;               // process CPU time / wall time, timed iterations
   ThreadCensus threads;
   // Every live Loom worker with its pool and owner (describe()'s list).
   std::vector<config::threading::ThreadDescription> loom_threads;

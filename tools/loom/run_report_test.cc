@@ -81,6 +81,25 @@ TEST(RunReport, JsonHasTheIssueKeys) {
   EXPECT_NE(r.ToText().find("probabilities"), std::string::npos);
 }
 
+TEST(RunReport, SetupTimesAndHistogramAreInTextAndJson) {
+  RunReport r;
+  r.load_ms = 12.5;
+  r.optimize_ms = 3.25;
+  r.histogram = LatencyHistogram({1.0, 1.0, 1.1, 2.0});
+  const nlohmann::json j = nlohmann::json::parse(r.ToJson());
+  EXPECT_DOUBLE_EQ(j["load_ms"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(j["optimize_ms"].get<double>(), 3.25);
+  ASSERT_EQ(j["latency_histogram"].size(), 2u);
+  EXPECT_EQ(j["latency_histogram"][0]["count"], 3);
+  EXPECT_EQ(j["latency_histogram"][1]["count"], 1);
+  EXPECT_DOUBLE_EQ(j["latency_histogram"][1]["hi_ms"].get<double>(), 2.0);
+  const std::string text = r.ToText();
+  EXPECT_NE(text.find("load 12.500 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("optimize 3.250 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("histogram    1.000-1.414 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n             1.414-2.000 ms"), std::string::npos) << text;
+}
+
 TEST(PeakRss, IsPositiveAndPlausible) {
   const double mb = PeakRssMb();
   EXPECT_GT(mb, 0.5);

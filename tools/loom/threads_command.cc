@@ -1,12 +1,12 @@
-// `loom threads`: applies flags as API calls (so environment variables still
-// outrank them), starts the runtime, and prints what is in force.
+// `loom threads`: applies its flags as requests labelled with the flag (so
+// environment variables still outrank them, and the sources read "flag
+// --intra"), starts the runtime, and prints what is in force.
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
-#include "base/parse_number.h"
 #include "cli_flags.h"
 #include "commands.h"
 #include "loom/config.h"
@@ -15,11 +15,13 @@
 #include "loom/runtime.h"
 #include "platform/cpu_list.h"
 #include "platform/thread_identity.h"
+#include "thread_flags.h"
 
 namespace loom::cli {
 namespace {
 
 namespace threading = config::threading;
+namespace threading_impl = loom::threading;
 
 struct ThreadsFlags {
   bool json = false;
@@ -28,54 +30,68 @@ struct ThreadsFlags {
   std::optional<std::vector<int>> intra_cpus, inter_cpus;
 };
 
-std::vector<int> CpuListValue(const std::vector<std::string>& args, size_t& i) {
-  const std::string& flag = args[i];
-  if (i + 1 >= args.size()) throw InvalidArgumentError(flag + " needs a CPU list such as 0-3,6");
-  const std::string& text = args[++i];
-  std::optional<std::vector<int>> cpus = platform::ParseCpuList(text);
-  if (!cpus || cpus->empty()) {
-    throw InvalidArgumentError(flag + " expects a CPU list such as 0-3,6, got '" + text + "'");
-  }
-  return *cpus;
-}
-
-int FlagValue(const std::vector<std::string>& args, size_t& i) {
-  const std::string& flag = args[i];
-  if (i + 1 >= args.size()) throw InvalidArgumentError(flag + " needs a value");
-  const std::string& text = args[++i];
-  std::optional<int64_t> value = base::ParseInt64(text);
-  if (!value || *value < INT32_MIN || *value > INT32_MAX) {
-    throw InvalidArgumentError(flag + " expects an integer, got '" + text + "'");
-  }
-  return static_cast<int>(*value);
-}
-
 ThreadsFlags ParseFlags(const std::vector<std::string>& args) {
-  ThreadsFlags flags;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--json") {
-      flags.json = true;
-    } else if (args[i] == "--pipeline") {
-      flags.pipeline = true;
-    } else if (args[i] == "--intra") {
-      flags.intra = FlagValue(args, i);
-    } else if (args[i] == "--inter") {
-      flags.inter = FlagValue(args, i);
-    } else if (args[i] == "--data") {
-      flags.data = FlagValue(args, i);
-    } else if (args[i] == "--spin-us") {
-      flags.spin_us = FlagValue(args, i);
-    } else if (args[i] == "--cpu-budget") {
-      flags.cpu_budget = FlagValue(args, i);
-    } else if (args[i] == "--intra-cpus") {
-      flags.intra_cpus = CpuListValue(args, i);
-    } else if (args[i] == "--inter-cpus") {
-      flags.inter_cpus = CpuListValue(args, i);
+  constexpr int kMax = threading::kMaxThreads;
+  ThreadsFlags out;
+  FlagReader flags("threads", args);
+  while (flags.Next()) {
+    if (flags.Is("--json")) {
+      out.json = true;
+    } else if (flags.Is("--pipeline")) {
+      out.pipeline = true;
+    } else if (flags.Is("--intra")) {
+      out.intra = static_cast<int>(flags.IntValue(0, kMax));
+    } else if (flags.Is("--inter")) {
+      out.inter = static_cast<int>(flags.IntValue(0, kMax));
+    } else if (flags.Is("--data")) {
+      out.data = static_cast<int>(flags.IntValue(0, kMax));
+    } else if (flags.Is("--spin-us")) {
+      out.spin_us = static_cast<int>(flags.IntValue(0, threading::kMaxSpinWaitUs));
+    } else if (flags.Is("--cpu-budget")) {
+      out.cpu_budget = static_cast<int>(flags.IntValue(0, kMax));
+    } else if (flags.Is("--intra-cpus")) {
+      out.intra_cpus = flags.CpuListValue();
+    } else if (flags.Is("--inter-cpus")) {
+      out.inter_cpus = flags.CpuListValue();
     } else {
-      throw UsageError("threads: unknown argument '" + args[i] + "'");
+      flags.Unknown();
     }
   }
-  return flags;
+  return out;
+}
+
+// A CPU list naming a CPU this process may not use is a mistake in the
+// command line, like any other out-of-range value.
+void SetCpus(void (threading_impl::ThreadingConfig::*set)(const std::vector<int>&,
+                                                          const threading_impl::Requester&),
+             const std::vector<int>& cpus, const std::string& flag) {
+  try {
+    (threading_impl::GlobalThreadingConfig().*set)(
+        cpus, FlagRequester(flag, platform::FormatCpuList(cpus)));
+  } catch (const InvalidArgumentError& e) {
+    throw UsageError("threads: " + flag + ": " + e.what());
+  }
+}
+
+// Each flag as a request labelled with it (thread_flags.h).
+void ApplyFlags(const ThreadsFlags& flags) {
+  threading_impl::ThreadingConfig& config = threading_impl::GlobalThreadingConfig();
+  if (flags.intra) config.SetIntraOpThreads(*flags.intra, FlagRequester("--intra", *flags.intra));
+  if (flags.inter) config.SetInterOpThreads(*flags.inter, FlagRequester("--inter", *flags.inter));
+  if (flags.data) {
+    config.SetDataPipelineThreads(*flags.data, FlagRequester("--data", *flags.data));
+  }
+  if (flags.spin_us)
+    config.SetSpinWaitUs(*flags.spin_us, FlagRequester("--spin-us", *flags.spin_us));
+  if (flags.cpu_budget) {
+    config.SetCpuBudget(*flags.cpu_budget, FlagRequester("--cpu-budget", *flags.cpu_budget));
+  }
+  if (flags.intra_cpus) {
+    SetCpus(&threading_impl::ThreadingConfig::SetIntraOpCpus, *flags.intra_cpus, "--intra-cpus");
+  }
+  if (flags.inter_cpus) {
+    SetCpus(&threading_impl::ThreadingConfig::SetInterOpCpus, *flags.inter_cpus, "--inter-cpus");
+  }
 }
 
 // A CPU-bound map (~0.3 ms an element) under AUTOTUNE, read for about half
@@ -119,6 +135,13 @@ void PrintText(const threading::Description& d) {
       d.cpu.physical_cores, d.cpu.usable);
   for (const std::string& note : d.cpu.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("threads created by loom: %zu\n", d.threads.size());
+  // Why `--intra 2` shows one loom-intra thread.
+  const int intra = d.intra_op_parallelism_threads.value;
+  const int inter = d.inter_op_parallelism_threads.value;
+  std::printf(
+      "  (the calling thread runs shard 0 itself: intra %d -> %d loom-intra worker%s, "
+      "inter %d -> %d loom-inter worker%s)\n",
+      intra, intra - 1, intra - 1 == 1 ? "" : "s", inter, inter - 1, inter - 1 == 1 ? "" : "s");
   for (const auto& t : d.threads) {
     std::printf("  %-16s %-9s %-10s tid %d\n", t.name.c_str(), t.pool.c_str(), t.owner.c_str(),
                 t.tid);
@@ -141,13 +164,7 @@ void PrintText(const threading::Description& d) {
 
 int ThreadsCommand(const std::vector<std::string>& args) {
   const ThreadsFlags flags = ParseFlags(args);
-  if (flags.intra) threading::set_intra_op_parallelism_threads(*flags.intra);
-  if (flags.inter) threading::set_inter_op_parallelism_threads(*flags.inter);
-  if (flags.data) threading::set_data_pipeline_threads(*flags.data);
-  if (flags.spin_us) threading::set_spin_wait_us(*flags.spin_us);
-  if (flags.cpu_budget) threading::set_cpu_budget(*flags.cpu_budget);
-  if (flags.intra_cpus) threading::set_intra_op_cpu_affinity(*flags.intra_cpus);
-  if (flags.inter_cpus) threading::set_inter_op_cpu_affinity(*flags.inter_cpus);
+  ApplyFlags(flags);
   start_runtime();
   // Kept alive until describe(): only live pipelines are listed.
   std::optional<data::Iterator> pipeline;

@@ -1,9 +1,9 @@
 // `loom trace [MODEL] [--intra N] [--inter N] [--batch B] [--input NAME=FILE]
-// [--no-blocked-layout] [--graph FILE] -o FILE`: one traced run (after a warm-up run, so the trace
-// shows the steady state, not first-run packing and allocation) written as a Chrome / Perfetto
-// trace, and the time per op type printed.
+// [--no-blocked-layout] [--graph FILE] [-o FILE]`: one traced run (after a warm-up run, so the
+// trace shows the steady state, not first-run packing and allocation) written as a Chrome /
+// Perfetto trace (default ./trace.json), and the time per op type printed. The output paths are
+// checked before the model loads: a typo must not cost a long run.
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,13 +12,14 @@
 #include "loom/errors.h"
 #include "loom/session.h"
 #include "model_source.h"
+#include "output_files.h"
 
 namespace loom::cli {
 namespace {
 
 struct TraceFlags {
   ModelFlags model;
-  std::optional<std::string> output;
+  std::string output = "trace.json";
   std::optional<std::string> graph_output;  // --graph FILE: the optimized graph
 };
 
@@ -35,7 +36,6 @@ TraceFlags ParseFlags(const std::vector<std::string>& args) {
       flags.Unknown();
     }
   }
-  if (!out.output) throw UsageError("trace: -o FILE is required (where to write the trace)");
   return out;
 }
 
@@ -43,6 +43,8 @@ TraceFlags ParseFlags(const std::vector<std::string>& args) {
 
 int TraceCommand(const std::vector<std::string>& args) {
   const TraceFlags flags = ParseFlags(args);
+  CheckWritable(flags.output);
+  if (flags.graph_output) CheckWritable(*flags.graph_output);
   ApplyThreadFlags(flags.model);
   Model model = LoadModel(flags.model.model);
   const Feeds feeds =
@@ -52,10 +54,7 @@ int TraceCommand(const std::vector<std::string>& args) {
   if (flags.graph_output) {
     // The graph as the session runs it: fused nodes, the blocked layout and
     // its reorders, one node per line (Graph::to_string).
-    std::ofstream graph_file(*flags.graph_output, std::ios::binary | std::ios::trunc);
-    graph_file << session.graph().to_string();
-    graph_file.close();
-    if (!graph_file) throw RuntimeError("trace: cannot write '" + *flags.graph_output + "'");
+    WriteTextFile(*flags.graph_output, session.graph().to_string());
   }
   session.run(feeds.tensors);  // warm-up
   RunStats stats;
@@ -63,10 +62,7 @@ int TraceCommand(const std::vector<std::string>& args) {
   options.trace = true;
   session.run(feeds.tensors, {}, options, &stats);
 
-  std::ofstream file(*flags.output, std::ios::binary | std::ios::trunc);
-  file << stats.chrome_trace_json() << "\n";
-  file.close();
-  if (!file) throw RuntimeError("trace: cannot write '" + *flags.output + "'");
+  WriteTextFile(flags.output, stats.chrome_trace_json() + "\n");
 
   std::printf("model %s, batch %lld, intra %d, inter %d: %lld nodes in %.3f ms\n",
               model.label.c_str(), static_cast<long long>(feeds.batch),
@@ -79,7 +75,7 @@ int TraceCommand(const std::vector<std::string>& args) {
                 op.total_ms, op.share * 100);
   }
   std::printf("trace written to %s (open in ui.perfetto.dev or chrome://tracing)\n",
-              flags.output->c_str());
+              flags.output.c_str());
   return 0;
 }
 

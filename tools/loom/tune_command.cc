@@ -1,16 +1,18 @@
 // `loom tune [MODEL] [--objective latency|throughput] [--max-threads N]
-// [--out DIR] [--iterations N] [--batch B] [--max-batch B]`: which thread
-// settings should I use? Sweeps (intra, inter) — and the batch size for
-// throughput — on this machine, prints a table and the recommendation as
-// environment lines, and writes DIR/tune.svg (a heatmap) and DIR/tune.json.
+// [--out DIR] [--iterations N] [--max-rounds N] [--batch B] [--max-batch B]`:
+// which thread settings should I use? Sweeps (intra, inter) — and the batch
+// size for throughput — on this machine in rounds until the pick is stable
+// (tune_sweep.h), prints a table, the noise, whether any setting is
+// measurably better, and the pick (the fewest threads within the noise of
+// the fastest) as environment lines, and writes DIR/tune.svg (a heatmap
+// shaded in noise bands) and DIR/tune.json.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "commands.h"
@@ -18,6 +20,7 @@
 #include "loom/config.h"
 #include "loom/errors.h"
 #include "model_source.h"
+#include "output_files.h"
 #include "progress_bar.h"
 #include "tune_sweep.h"
 
@@ -28,6 +31,10 @@ namespace threading = config::threading;
 
 constexpr int kDefaultIterations = 10;
 constexpr int kDefaultMaxBatch = 8;
+// Three rounds give each cell a spread to estimate the noise from; eight
+// bound the time a noisy machine can take (most sweeps settle by then).
+constexpr int kMinRounds = 3;
+constexpr int kDefaultMaxRounds = 8;
 
 struct TuneFlags {
   ModelFlags model;
@@ -35,6 +42,7 @@ struct TuneFlags {
   std::optional<int> max_threads;
   std::string out_dir = ".";
   int iterations = kDefaultIterations;
+  int max_rounds = kDefaultMaxRounds;
   int max_batch = kDefaultMaxBatch;
 };
 
@@ -60,6 +68,8 @@ TuneFlags ParseFlags(const std::vector<std::string>& args) {
       out.out_dir = flags.StringValue();
     } else if (flags.Is("--iterations")) {
       out.iterations = static_cast<int>(flags.IntValue(1, 100'000));
+    } else if (flags.Is("--max-rounds")) {
+      out.max_rounds = static_cast<int>(flags.IntValue(1, 100));
     } else if (flags.Is("--max-batch")) {
       out.max_batch = static_cast<int>(flags.IntValue(1, 4096));
     } else {
@@ -86,21 +96,15 @@ std::map<int64_t, std::map<std::string, Tensor>> FeedsByBatch(const TuneFlags& f
   return feeds;
 }
 
-void WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file) throw RuntimeError("tune: cannot write '" + path.string() + "'");
-}
-
 std::string Fixed(double value, int digits) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.*f", digits, value);
   return text;
 }
 
-Heatmap MakeHeatmap(const std::vector<TuneCell>& cells, const std::vector<int>& intra,
-                    const std::vector<int>& inter, const std::string& model, bool throughput) {
+Heatmap MakeHeatmap(const std::vector<TuneCell>& cells, const TuneChoice& choice,
+                    const std::vector<int>& intra, const std::vector<int>& inter,
+                    const std::string& model, bool throughput) {
   Heatmap h;
   h.title = "loom tune: " + model + (throughput ? " (throughput)" : " (median latency)");
   h.x_label = "intra-op threads";
@@ -109,6 +113,14 @@ Heatmap MakeHeatmap(const std::vector<TuneCell>& cells, const std::vector<int>& 
   h.y_values = inter;
   h.unit = throughput ? "items/s" : "ms";
   h.higher_is_better = throughput;
+  h.noise_band = choice.noise_band;
+  const TuneCell& chosen = cells[choice.chosen];
+  for (size_t x = 0; x < intra.size(); ++x) {
+    if (intra[x] == chosen.intra) h.outline_x = x;
+  }
+  for (size_t y = 0; y < inter.size(); ++y) {
+    if (inter[y] == chosen.inter) h.outline_y = y;
+  }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   h.values.assign(inter.size(), std::vector<double>(intra.size(), nan));
   if (throughput) h.notes.assign(inter.size(), std::vector<std::string>(intra.size()));
@@ -129,13 +141,23 @@ Heatmap MakeHeatmap(const std::vector<TuneCell>& cells, const std::vector<int>& 
 }
 
 std::string ResultJson(const TuneFlags& flags, const std::string& model, int usable, int limit,
-                       const std::vector<TuneCell>& cells, const TuneCell& best) {
+                       const std::vector<TuneCell>& cells, const TuneChoice& choice) {
+  auto setting = [](const TuneCell& cell) {
+    return nlohmann::ordered_json{{"intra_op_threads", cell.intra},
+                                  {"inter_op_threads", cell.inter},
+                                  {"batch", cell.batch},
+                                  {"median_ms", cell.median_ms},
+                                  {"throughput_per_s", cell.throughput_per_s}};
+  };
+  const TuneCell& best = cells[choice.chosen];
   nlohmann::ordered_json j;
   j["model"] = model;
   j["objective"] = flags.throughput ? "throughput" : "latency";
   j["usable_cpus"] = usable;
   j["max_threads"] = limit;
   j["iterations"] = flags.iterations;
+  j["rounds"] = cells.front().round_medians_ms.size();
+  j["noise_band_pct"] = choice.noise_band * 100;
   j["cells"] = nlohmann::ordered_json::array();
   for (const TuneCell& cell : cells) {
     j["cells"].push_back({{"intra_op_threads", cell.intra},
@@ -144,13 +166,15 @@ std::string ResultJson(const TuneFlags& flags, const std::string& model, int usa
                           {"median_ms", cell.median_ms},
                           {"p90_ms", cell.p90_ms},
                           {"throughput_per_s", cell.throughput_per_s},
-                          {"latencies_ms", cell.latencies_ms}});
+                          {"latencies_ms", cell.latencies_ms},
+                          {"round_medians_ms", cell.round_medians_ms}});
   }
-  j["best"] = {{"intra_op_threads", best.intra},
-               {"inter_op_threads", best.inter},
-               {"batch", best.batch},
-               {"median_ms", best.median_ms},
-               {"throughput_per_s", best.throughput_per_s}};
+  // "best" is the pick: the fewest threads within the noise of "fastest".
+  j["best"] = setting(best);
+  j["fastest"] = setting(cells[choice.fastest]);
+  j["within_noise"] = nlohmann::ordered_json::array();
+  for (size_t i : choice.within_noise) j["within_noise"].push_back(setting(cells[i]));
+  j["verdict"] = ChoiceVerdict(cells, choice, flags.throughput);
   j["environment"] = {{"LOOM_NUM_INTRAOP_THREADS", std::to_string(best.intra)},
                       {"LOOM_NUM_INTEROP_THREADS", std::to_string(best.inter)}};
   return j.dump(2) + "\n";
@@ -169,34 +193,46 @@ int TuneCommand(const std::vector<std::string>& args) {
   sweep.inter_counts = CandidateThreadCounts(limit);
   sweep.feeds_by_batch = FeedsByBatch(flags, model.graph);
   sweep.iterations = flags.iterations;
-  // Create the output folder before minutes of measuring, not after.
-  std::error_code error;
-  std::filesystem::create_directories(flags.out_dir, error);
-  if (error || !std::filesystem::is_directory(flags.out_dir)) {
-    throw RuntimeError("tune: cannot create folder '" + flags.out_dir +
-                       "': " + (error ? error.message() : "a file of that name exists"));
-  }
+  sweep.rounds = kMinRounds;
+  sweep.max_rounds = flags.max_rounds;
+  sweep.throughput = flags.throughput;
+  // Check the outputs before minutes of measuring, not after.
+  const std::filesystem::path dir(flags.out_dir);
+  CreateOutputFolder(flags.out_dir, "tune: --out");
+  for (const char* name : {"tune.svg", "tune.json"}) CheckWritable((dir / name).string());
   ProgressBar bar("tune", 1, StderrIsTerminal());
   sweep.progress = [&bar](int64_t done, int64_t total) { bar.Update(done, total); };
-  std::fprintf(stderr, "tune: %zu thread settings x %zu batch sizes, %d timed runs each\n",
+  std::fprintf(stderr,
+               "tune: %zu thread settings x %zu batch sizes, %d timed runs each over %d rounds, "
+               "then more rounds (at most %d in all) until the pick is stable\n",
                sweep.intra_counts.size() * sweep.inter_counts.size(), sweep.feeds_by_batch.size(),
-               sweep.iterations);
+               sweep.iterations, std::min({kMinRounds, sweep.iterations, sweep.max_rounds}),
+               sweep.max_rounds);
   const std::vector<TuneCell> cells = RunSweep(model.graph, sweep);
   bar.Finish();
-  const TuneCell& best = BestCell(cells, flags.throughput);
+  const TuneChoice choice = ChooseCell(cells, flags.throughput, NoiseBand(cells));
+  const TuneCell& best = cells[choice.chosen];
+  const TuneCell& fastest = cells[choice.fastest];
 
-  std::printf("%5s %5s %6s %11s %11s %14s\n", "intra", "inter", "batch", "median ms", "p90 ms",
-              "items/s");
+  std::printf("%5s %5s %6s %11s %11s %14s %11s\n", "intra", "inter", "batch", "median ms", "p90 ms",
+              "items/s", "vs fastest");
   for (const TuneCell& cell : cells) {
-    std::printf("%5d %5d %6lld %11.3f %11.3f %14.1f%s\n", cell.intra, cell.inter,
+    const char* mark = &cell == &best      ? "   <- best (the pick)"
+                       : &cell == &fastest ? "   <- fastest"
+                                           : "";
+    std::printf("%5d %5d %6lld %11.3f %11.3f %14.1f %9.1f %%%s\n", cell.intra, cell.inter,
                 static_cast<long long>(cell.batch), cell.median_ms, cell.p90_ms,
-                cell.throughput_per_s, &cell == &best ? "   <- best" : "");
+                cell.throughput_per_s, RelativeShortfall(cell, fastest, flags.throughput) * 100,
+                mark);
   }
-  const std::filesystem::path dir(flags.out_dir);
-  WriteFile(dir / "tune.svg",
-            RenderHeatmapSvg(MakeHeatmap(cells, sweep.intra_counts, sweep.inter_counts, model.label,
-                                         flags.throughput)));
-  WriteFile(dir / "tune.json", ResultJson(flags, model.label, usable, limit, cells, best));
+  std::printf("noise: \u00b1%.1f %% (from the spread of each cell's medians over %zu rounds)\n",
+              choice.noise_band * 100, best.round_medians_ms.size());
+  std::printf("%s\n", ChoiceVerdict(cells, choice, flags.throughput).c_str());
+  WriteTextFile((dir / "tune.svg").string(),
+                RenderHeatmapSvg(MakeHeatmap(cells, choice, sweep.intra_counts, sweep.inter_counts,
+                                             model.label, flags.throughput)));
+  WriteTextFile((dir / "tune.json").string(),
+                ResultJson(flags, model.label, usable, limit, cells, choice));
   std::printf("\nwrote %s and %s\n", (dir / "tune.svg").c_str(), (dir / "tune.json").c_str());
   const std::string summary =
       flags.throughput
