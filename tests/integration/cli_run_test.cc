@@ -290,3 +290,31 @@ TEST_F(TempDir, SharedMlpMatchesPyTorchThroughInputAndSaveOutputs) {
 
 }  // namespace
 }  // namespace loom
+
+namespace loom {
+namespace {
+
+class CliExportDemo : public TempDir {};
+
+TEST_F(CliExportDemo, TheExportedDemoComputesWhatTheBuiltInOneDoes) {
+  const std::string file = (dir_ / "demo.onnx").string();
+  const ProcessResult exported = RunLoom({"export-demo", file});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_NE(exported.out.find("input 'image' [N, 3, 64, 64]"), std::string::npos) << exported.out;
+  const json built_in = RunJson({"--batch", "2"});
+  const json from_file = RunJson({file, "--batch", "2"});
+  ASSERT_EQ(from_file["outputs"][0]["shape"], json::array({2, 10}));
+  EXPECT_NEAR(from_file["outputs"][0]["checksum"].get<double>(),
+              built_in["outputs"][0]["checksum"].get<double>(), 1e-5);
+}
+
+TEST_F(CliExportDemo, AMissingOrUnwritableFileIsRefused) {
+  EXPECT_EQ(RunLoom({"export-demo"}).exit_code, 2);
+  EXPECT_EQ(RunLoom({"export-demo", "a.onnx", "b.onnx"}).exit_code, 2);
+  const ProcessResult r = RunLoom({"export-demo", (dir_ / "no-such-dir" / "demo.onnx").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no-such-dir"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace loom

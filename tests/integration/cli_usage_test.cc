@@ -21,8 +21,8 @@ using testing::ProcessResult;
 using testing::RunLoom;
 using testing::RunProcess;
 
-const std::vector<std::string> kCommands = {"run",     "trace",       "tune",   "threads",
-                                            "kernels", "conformance", "version"};
+const std::vector<std::string> kCommands = {"run",     "trace",       "tune",    "threads",
+                                            "kernels", "conformance", "version", "export-demo"};
 
 // The flags a help text lists: the first word of each name on a line that
 // starts with two spaces and '-' ("  -o, --output FILE   ..." gives -o and

@@ -145,6 +145,18 @@ std::string ConformanceHelp() {
          kHelpFlag + "\n" + kFooter;
 }
 
+std::string ExportDemoHelp() {
+  return std::string(
+             "usage: loom export-demo FILE\n"
+             "\n"
+             "Writes the built-in demo network (what `loom run` runs without a model) as\n"
+             "an ONNX file: input 'image' [N, 3, 64, 64] float32, output 'probabilities'\n"
+             "[N, 10]; ONNX operators only (opset 24), so any ONNX runtime loads it.\n"
+             "\n"
+             "flags:\n") +
+         kHelpFlag + "\n" + kFooter;
+}
+
 std::string VersionHelp() {
   return std::string(
              "usage: loom version   (or: loom --version)\n"
@@ -170,6 +182,7 @@ std::string OverviewHelp() {
              "  threads      the threading configuration in force and the threads created\n"
              "  kernels      every operator kernel: dtypes, ISA variants, the ISA in use\n"
              "  conformance  run the ONNX backend test cases under a folder\n"
+             "  export-demo  write the built-in demo network as an ONNX file\n"
              "  version      print the version (also: loom --version)\n"
              "\n"
              "`loom COMMAND --help` lists a command's flags.\n"
@@ -185,6 +198,7 @@ std::string CommandHelp(const std::string& command) {
   if (command == "threads") return ThreadsHelp();
   if (command == "kernels") return KernelsHelp();
   if (command == "conformance") return ConformanceHelp();
+  if (command == "export-demo") return ExportDemoHelp();
   if (command == "version") return VersionHelp();
   return "";
 }

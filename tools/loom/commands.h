@@ -15,5 +15,6 @@ int TuneCommand(const std::vector<std::string>& args);
 int ThreadsCommand(const std::vector<std::string>& args);
 int KernelsCommand(const std::vector<std::string>& args);
 int ConformanceCommand(const std::vector<std::string>& args);
+int ExportDemoCommand(const std::vector<std::string>& args);
 
 }  // namespace loom::cli

@@ -72,6 +72,7 @@ int Dispatch(std::vector<std::string> args) {
     if (command == "threads") return ThreadsCommand(args);
     if (command == "kernels") return KernelsCommand(args);
     if (command == "conformance") return ConformanceCommand(args);
+    if (command == "export-demo") return ExportDemoCommand(args);
     return VersionCommand(args);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "loom: %s (see loom %s --help)\n", e.what(), command.c_str());
