@@ -72,39 +72,47 @@ nb::object ArrayAt(nb::handle element_type, nb::handle shape, nb::handle buffer_
   nb::module_ numpy = Numpy();
   nb::object dtype = numpy.attr("dtype")(element_type);
   nb::object dims = ShapeTuple(shape, what);
-  nb::object count = numpy.attr("prod")(dims, nb::arg("dtype") = "int64");
-  const int64_t elements = nb::cast<int64_t>(count);
-  const int64_t item = nb::cast<int64_t>(dtype.attr("itemsize"));
+  // Python's exact product: a size NumPy's int64 product would wrap is
+  // refused, as are negative dims; the memory itself is the caller's.
+  for (nb::handle dim : dims) {
+    if (nb::cast<int64_t>(dim) < 0) {
+      throw nb::value_error((std::string(what) + ": negative dimension in shape " +
+                             nb::cast<std::string>(nb::repr(dims)))
+                                .c_str());
+    }
+  }
+  nb::object bytes = nb::module_::import_("math").attr("prod")(dims) * dtype.attr("itemsize");
   const uintptr_t address = nb::cast<uintptr_t>(buffer_ptr);
-  if (address == 0 || elements < 0) {
-    throw nb::value_error((std::string(what) + ": buffer_ptr must be a valid address").c_str());
+  if (address == 0 || bytes > nb::int_(int64_t{1} << 48)) {
+    throw nb::value_error((std::string(what) + ": buffer_ptr must be a valid address and the "
+                                               "shape at most 2^48 bytes")
+                              .c_str());
   }
   nb::module_ ctypes = nb::module_::import_("ctypes");
-  nb::object raw =
-      (ctypes.attr("c_char") * nb::int_(elements * item)).attr("from_address")(address);
+  nb::object raw = (ctypes.attr("c_char") * bytes).attr("from_address")(address);
   return numpy.attr("frombuffer")(raw, nb::arg("dtype") = dtype).attr("reshape")(dims);
+}
+
+// Binds `name` in `list`, replacing an earlier binding of the same name.
+void Rebind(std::vector<std::pair<std::string, nb::object>>& list, const std::string& name,
+            nb::object value) {
+  for (auto& [bound, old] : list) {
+    if (bound == name) {
+      old = std::move(value);
+      return;
+    }
+  }
+  list.emplace_back(name, std::move(value));
 }
 
 }  // namespace
 
 void IoBinding::BindInput(const std::string& name, nb::object array) {
-  for (auto& [bound, value] : inputs_) {
-    if (bound == name) {
-      value = std::move(array);
-      return;
-    }
-  }
-  inputs_.emplace_back(name, std::move(array));
+  Rebind(inputs_, name, std::move(array));
 }
 
 void IoBinding::BindOutput(const std::string& name, nb::object buffer) {
-  for (auto& [bound, value] : outputs_) {
-    if (bound == name) {
-      value = std::move(buffer);
-      return;
-    }
-  }
-  outputs_.emplace_back(name, std::move(buffer));
+  Rebind(outputs_, name, std::move(buffer));
 }
 
 void IoBinding::Run(nb::handle session, nb::handle run_options) {

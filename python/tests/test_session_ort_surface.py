@@ -453,6 +453,12 @@ def test_io_binding_errors():
         binding.bind_output("y", "cuda")
     with pytest.raises(ValueError, match="element_type and shape"):
         binding.bind_output("y", "cpu", 0, None, None, 1234)
+    with pytest.raises(ValueError, match="at most 2\\^48 bytes"):
+        binding.bind_input("x", "cpu", 0, np.float32, [2**30, 2**30], 1234)
+    with pytest.raises(ValueError, match="negative dimension"):
+        binding.bind_input("x", "cpu", 0, np.float32, [-1, 3], 1234)
+    with pytest.raises(ValueError, match="valid address"):
+        binding.bind_input("x", "cpu", 0, np.float32, [1, 3], 0)
     other = loom.InferenceSession(relu_model())
     with pytest.raises(ValueError, match="another InferenceSession"):
         other.run_with_iobinding(binding)
