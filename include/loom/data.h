@@ -152,7 +152,10 @@ class Dataset {
   Dataset filter(std::function<bool(const Element&)> predicate) const;
   // Stacks batch_size consecutive elements along a new first axis; every
   // component must have the same dtype and shape across the batch.
-  Dataset batch(int64_t batch_size, bool drop_remainder = false) const;
+  // `padding`, if set, pads first as padded_batch does (the stage keeps the
+  // name batch): the Python binding batches its strings so.
+  using PaddingFn = std::function<std::vector<Padding>(const Element& first)>;
+  Dataset batch(int64_t batch_size, bool drop_remainder = false, PaddingFn padding = nullptr) const;
   // Reservoir of buffer_size elements; with a seed the order is
   // reproducible (epoch k uses seed + k when reshuffling).
   Dataset shuffle(int64_t buffer_size, std::optional<uint64_t> seed = std::nullopt,
@@ -186,7 +189,6 @@ class Dataset {
   // once per iterator, with the first element of the first batch, on the
   // thread assembling it, and returns one Padding per component: so it may
   // depend on what only running tells (the Python binding's strings).
-  using PaddingFn = std::function<std::vector<Padding>(const Element& first)>;
   Dataset padded_batch(int64_t batch_size, PaddingFn padding, bool drop_remainder = false) const;
   // Remembers the elements of the first pass that reaches the end (in
   // memory, shared by every iterator of this dataset and of datasets built

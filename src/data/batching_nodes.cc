@@ -108,8 +108,8 @@ class UnbatchNode final : public DatasetNode {
 class PaddedBatchNode final : public DatasetNode {
  public:
   PaddedBatchNode(NodePtr input, int64_t batch_size, Dataset::PaddingFn padding,
-                  bool drop_remainder)
-      : DatasetNode(std::move(input), "padded_batch"),
+                  bool drop_remainder, const std::string& kind)
+      : DatasetNode(std::move(input), kind),
         batch_size_(batch_size),
         padding_(std::move(padding)),
         drop_remainder_(drop_remainder) {}
@@ -286,9 +286,9 @@ class WindowNode final : public DatasetNode {
 NodePtr MakeUnbatchNode(NodePtr input) { return std::make_shared<UnbatchNode>(std::move(input)); }
 
 NodePtr MakePaddedBatchNode(NodePtr input, int64_t batch_size, Dataset::PaddingFn padding,
-                            bool drop_remainder) {
+                            bool drop_remainder, const std::string& kind) {
   return std::make_shared<PaddedBatchNode>(std::move(input), batch_size, std::move(padding),
-                                           drop_remainder);
+                                           drop_remainder, kind);
 }
 
 NodePtr MakeWindowNode(NodePtr input, int64_t size, int64_t shift, int64_t stride,

@@ -114,9 +114,14 @@ Dataset Dataset::filter(std::function<bool(const Element&)> predicate) const {
   return Dataset(internal::MakeFilterNode(node_, std::move(predicate)), options_);
 }
 
-Dataset Dataset::batch(int64_t batch_size, bool drop_remainder) const {
+Dataset Dataset::batch(int64_t batch_size, bool drop_remainder, PaddingFn padding) const {
   Require(batch_size >= 1,
           "batch: batch_size must be at least 1, got " + std::to_string(batch_size));
+  if (padding) {
+    return Dataset(internal::MakePaddedBatchNode(node_, batch_size, std::move(padding),
+                                                 drop_remainder, "batch"),
+                   options_);
+  }
   return Dataset(internal::MakeBatchNode(node_, batch_size, drop_remainder), options_);
 }
 
@@ -188,9 +193,9 @@ Dataset Dataset::padded_batch(int64_t batch_size, PaddingFn padding, bool drop_r
   Require(batch_size >= 1,
           "padded_batch: batch_size must be at least 1, got " + std::to_string(batch_size));
   RequireCallable(static_cast<bool>(padding), "padded_batch");
-  return Dataset(
-      internal::MakePaddedBatchNode(node_, batch_size, std::move(padding), drop_remainder),
-      options_);
+  return Dataset(internal::MakePaddedBatchNode(node_, batch_size, std::move(padding),
+                                               drop_remainder, "padded_batch"),
+                 options_);
 }
 
 Dataset Dataset::cache() const { return Dataset(internal::MakeCacheNode(node_), options_); }

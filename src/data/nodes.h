@@ -39,8 +39,9 @@ NodePtr MakeConcatenateNode(NodePtr first, NodePtr second);
 
 // batching_nodes.cc
 NodePtr MakeUnbatchNode(NodePtr input);
+// kind: the stage's name ("padded_batch", or "batch" for a padding batch).
 NodePtr MakePaddedBatchNode(NodePtr input, int64_t batch_size, Dataset::PaddingFn padding,
-                            bool drop_remainder);
+                            bool drop_remainder, const std::string& kind);
 NodePtr MakeWindowNode(NodePtr input, int64_t size, int64_t shift, int64_t stride,
                        bool drop_remainder);
 
