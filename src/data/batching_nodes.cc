@@ -119,7 +119,7 @@ class PaddedBatchNode final : public DatasetNode {
   }
 
   // Dimensions padded to a fixed size take it; those padded to the largest
-  // in the batch are -1 unless the input's spec fixes them.
+  // in the batch are -1.
   Spec ElementSpec(const Options* options) const override {
     Spec spec = input()->ElementSpec(options);
     if (!spec || spec->empty()) return BatchSpec(spec, batch_size_, drop_remainder_);
@@ -132,9 +132,10 @@ class PaddedBatchNode final : public DatasetNode {
     const std::vector<Padding> padding = padding_(model);
     for (size_t c = 0; c < spec->size() && c < padding.size(); ++c) {
       if (!padding[c].shape || padding[c].shape->size() != (*spec)[c].shape.size()) continue;
-      for (size_t d = 0; d < padding[c].shape->size(); ++d) {
-        if ((*padding[c].shape)[d] >= 0) (*spec)[c].shape[d] = (*padding[c].shape)[d];
-      }
+      // A dimension padded to the longest is -1 even where the input's spec
+      // has a size: that size may come from a function's first element.
+      // (tf.data keeps a size it knows statically.)
+      (*spec)[c].shape = *padding[c].shape;
     }
     return BatchSpec(spec, batch_size_, drop_remainder_);
   }
