@@ -343,11 +343,13 @@ def report(rows, command):
     lines.append("")
     differing = [r for r in rows if not r[2]]
     if differing:
-        lines += ["## Differences", "", "| section | case | tf.data | loom.data |", "|---|---|---|---|"]
+        lines += ["## Differences", "", "| section | case | tf.data | loom.data |",
+                  "|---|---|---|---|"]
         for section, name, _, want, got in differing:
             lines.append(f"| {section} | {name} | `{short(want)}` | `{short(got)}` |")
         lines.append("")
-    lines += ["## All checks", "", "| section | case | agree | tf.data (Loom's error if different) |",
+    lines += ["## All checks", "",
+              "| section | case | agree | tf.data (Loom's error if different) |",
               "|---|---|---|---|"]
     for section, name, same, want, got in rows:
         note = short(want, 110)

@@ -186,7 +186,9 @@ def _sorted_keys(d):
     try:
         return sorted(d)
     except TypeError as e:
-        raise TypeError(f"loom.data: dict keys must be sortable (tf.data sorts them): {e}") from None
+        raise TypeError(
+            f"loom.data: dict keys must be sortable (tf.data sorts them): {e}"
+        ) from None
 
 
 def leaves(structure):
