@@ -135,6 +135,8 @@ class Pending:
         return self._known
 
     def set(self, structure):
+        if structure is self._known:
+            return  # every call after the first, in the common case
         current = self.structure
         if current is None:
             if is_known(structure):

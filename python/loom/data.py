@@ -54,10 +54,20 @@ def _flat_map_fn(fn, in_structure, out, what):
     """fn over structured values as a function over flat components (what
     the C++ map calls), recording the result's structure in `out`."""
 
+    resolved = []  # the input structure, once known
+
     def flat(*components):
-        result = _call(fn, _st.pack(_st.resolve(in_structure), components, _window_dataset))
+        if not resolved:
+            resolved.append(_st.resolve(in_structure))
+        if resolved[0] is _st.TENSOR:  # the common case, without the general walk
+            result = fn(components[0])
+        else:
+            result = _call(fn, _st.pack(resolved[0], components, _window_dataset))
         if isinstance(result, list):
             result = tuple(result)  # tf.data's rule for a function's result
+        if isinstance(result, np.ndarray) and result.dtype.kind not in "SUO":
+            out.set(_st.TENSOR)
+            return result
         structure, flat_result = _st.flatten(result, f"{what} function's result")
         out.set(structure)
         return tuple(flat_result)
@@ -529,6 +539,8 @@ class Iterator:
         flat = next(self._it)
         if self._resolved is None:
             self._resolved = _st.resolve(self._structure)
+        if self._resolved is _st.TENSOR:
+            return flat
         components = flat if type(flat) is tuple else (flat,)
         return _st.pack(self._resolved, components, _window_dataset)
 
