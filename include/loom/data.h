@@ -48,8 +48,33 @@ namespace loom::data {
 // num_parallel_calls / prefetch buffer size: let Loom choose by measuring.
 inline constexpr int kAutotune = -1;
 
+// Dataset::cardinality() of a dataset that never ends, and of one whose
+// length only running it would tell (tf.data's values).
+inline constexpr int64_t kInfiniteCardinality = -1;
+inline constexpr int64_t kUnknownCardinality = -2;
+
 // One element: its components (a single tensor, or several like a tuple).
+// Structure beyond a flat list (dicts, nesting, strings) is the caller's:
+// the Python binding keeps it beside the dataset.
 using Element = std::vector<Tensor>;
+
+// One component as described before running: its dtype and shape, -1 for
+// a dimension that may differ between elements (tf.data's None).
+struct ComponentSpec {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+};
+
+// How padded_batch treats one component.
+struct Padding {
+  // nullopt: no padding; every element must have the same shape (batch's
+  // rule). Otherwise the padded shape, of the elements' rank: a dimension
+  // >= 0 is that size (an element larger than it is an error), -1 the
+  // largest in the batch.
+  std::optional<std::vector<int64_t>> shape;
+  // A scalar of the component's dtype; nullopt pads with zeros.
+  std::optional<Tensor> value;
+};
 
 // Thrown by Iterator::next for an element that failed. what() reads
 // "<stage> failed on element <index>: <cause's message>".
@@ -74,6 +99,13 @@ struct Options {
   // use (a cap on the intra-op pool); 0 = no cap. 1 by default: the data
   // pool already runs elements side by side.
   int max_intra_op_parallelism = 1;
+  // What a map whose call leaves `deterministic` unset does (tf.data's
+  // Options.deterministic): true = input order, false = order of completion.
+  bool deterministic = true;
+  // false: kAutotune stands for a fixed value instead of measuring (tf.data's
+  // Options.autotune.enabled): a map's parallelism is min(data pool size,
+  // cpu_budget), a prefetch buffer is 1.
+  bool autotune = true;
 };
 
 class Iterator;
@@ -113,12 +145,17 @@ class Dataset {
   // num_parallel_calls: 0 = run fn on the consuming thread, one element at
   // a time; N >= 1 = up to N elements at once on the data pool; kAutotune =
   // start at 1 and climb while throughput improves. deterministic = false
-  // lets finished elements overtake slower earlier ones.
-  Dataset map(MapFn fn, int num_parallel_calls = 0, bool deterministic = true) const;
+  // lets finished elements overtake slower earlier ones; nullopt takes
+  // Options::deterministic.
+  Dataset map(MapFn fn, int num_parallel_calls = 0,
+              std::optional<bool> deterministic = std::nullopt) const;
   Dataset filter(std::function<bool(const Element&)> predicate) const;
   // Stacks batch_size consecutive elements along a new first axis; every
   // component must have the same dtype and shape across the batch.
-  Dataset batch(int64_t batch_size, bool drop_remainder = false) const;
+  // `padding`, if set, pads first as padded_batch does (the stage keeps the
+  // name batch): the Python binding batches its strings so.
+  using PaddingFn = std::function<std::vector<Padding>(const Element& first)>;
+  Dataset batch(int64_t batch_size, bool drop_remainder = false, PaddingFn padding = nullptr) const;
   // Reservoir of buffer_size elements; with a seed the order is
   // reproducible (epoch k uses seed + k when reshuffling).
   Dataset shuffle(int64_t buffer_size, std::optional<uint64_t> seed = std::nullopt,
@@ -134,6 +171,48 @@ class Dataset {
   Dataset interleave(std::function<Dataset(const Element&)> fn, int64_t cycle_length,
                      int64_t block_length = 1) const;
   Dataset with_options(Options options) const;
+
+  // ---- structural transformations (sequential, on the pulling thread) ----
+  // Elements of every dataset side by side, components concatenated in
+  // order; ends when the first of them ends (inputs after it are not
+  // pulled for that element). The result has datasets[0]'s options. Throws
+  // InvalidArgumentError for an empty list.
+  static Dataset zip(const std::vector<Dataset>& datasets);
+  // This dataset's elements, then `other`'s. An element of `other` whose
+  // component count or dtypes differ from this dataset's first element
+  // fails (InvalidArgumentError in the PipelineError).
+  Dataset concatenate(const Dataset& other) const;
+  // Splits each element along its first axis into that many elements; all
+  // components must share the first dimension (and have one).
+  Dataset unbatch() const;
+  // batch, padding components to a common shape first. `padding` is called
+  // once per iterator, with the first element of the first batch, on the
+  // thread assembling it, and returns one Padding per component: so it may
+  // depend on what only running tells (the Python binding's strings).
+  Dataset padded_batch(int64_t batch_size, PaddingFn padding, bool drop_remainder = false) const;
+  // Remembers the elements of the first pass that reaches the end (in
+  // memory, shared by every iterator of this dataset and of datasets built
+  // on it); later passes read them instead of running the stages above.
+  // A pass stopped early caches nothing. Thread-safe.
+  Dataset cache() const;
+  // Windows of up to `size` elements: window k holds input elements
+  // k*shift, k*shift + stride, ... (size of them, fewer at the end, where
+  // drop_remainder drops the short ones). Each window is one element whose
+  // components are stacked as by batch (first axis: the window's length).
+  Dataset window(int64_t size, int64_t shift, int64_t stride = 1,
+                 bool drop_remainder = false) const;
+
+  // ---- description ----
+  // How many elements a full pass yields, worked out without running (the
+  // rules of tf.data), or kInfiniteCardinality / kUnknownCardinality.
+  int64_t cardinality() const;
+  // Each component's dtype and shape. Known without running except after a
+  // stage whose output only its function tells (map, interleave, a
+  // generator): that stage's first output element is computed once (the
+  // stages above it run) and its shapes taken as the spec. nullopt when
+  // that stage yields nothing. Throws PipelineError if computing it fails.
+  // Thread-safe; the result is remembered per stage.
+  std::optional<std::vector<ComponentSpec>> element_spec() const;
 
   const Options& options() const;
 

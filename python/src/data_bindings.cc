@@ -138,12 +138,56 @@ std::vector<std::string> PathsFrom(nb::handle paths) {
 
 int ParallelCalls(nb::handle value) { return value.is_none() ? 0 : nb::cast<int>(value); }
 
-data::Options OptionsFrom(nb::handle options) {
+// loom.data.Options has checked the types and ranges already (at
+// assignment); loom/data.py resolves None to these defaults.
+data::Options OptionsFrom(int cpu_budget, int max_intra_op_parallelism, bool deterministic,
+                          bool autotune) {
   data::Options out;
-  nb::object cpu_budget = options.attr("autotune").attr("cpu_budget");
-  if (!cpu_budget.is_none()) out.cpu_budget = nb::cast<int>(cpu_budget);
-  nb::object max_intra = options.attr("threading").attr("max_intra_op_parallelism");
-  if (!max_intra.is_none()) out.max_intra_op_parallelism = nb::cast<int>(max_intra);
+  out.cpu_budget = cpu_budget;
+  out.max_intra_op_parallelism = max_intra_op_parallelism;
+  out.deterministic = deterministic;
+  out.autotune = autotune;
+  return out;
+}
+
+// padded_batch's padding from Python: `padding(first)` gets the first
+// element's components (arrays) and returns one (shape or None, value or
+// None) pair per component; a shape is a sequence of ints, -1 = the largest.
+Dataset::PaddingFn PaddingFrom(nb::handle fn) {
+  RequireCallable(fn, "padded_batch");
+  return [callable = SharePyObject(fn)](const Element& first) {
+    nb::gil_scoped_acquire gil;
+    nb::list components;
+    for (const Tensor& t : first) components.append(ArrayFromTensor(t.clone()));
+    nb::object result = (*callable)(components);
+    std::vector<data::Padding> padding;
+    for (nb::handle entry : result) {
+      nb::tuple pair = nb::cast<nb::tuple>(entry);
+      data::Padding p;
+      if (!pair[0].is_none()) p.shape = nb::cast<std::vector<int64_t>>(pair[0]);
+      if (!pair[1].is_none()) p.value = OwnedTensor(pair[1], "padded_batch: a padding value");
+      padding.push_back(std::move(p));
+    }
+    return padding;
+  };
+}
+
+// element_spec as Python sees it: a list of (dtype name, shape tuple with
+// None for -1), or None when unknown.
+nb::object SpecToPython(const std::optional<std::vector<data::ComponentSpec>>& spec) {
+  if (!spec) return nb::none();
+  nb::list out;
+  for (const data::ComponentSpec& c : *spec) {
+    nb::list dims;
+    for (int64_t d : c.shape) {
+      if (d < 0) {
+        dims.append(nb::none());
+      } else {
+        dims.append(d);
+      }
+    }
+    out.append(nb::make_tuple(std::string(dtype_name(c.dtype)), nb::tuple(dims)));
+  }
   return out;
 }
 
@@ -300,6 +344,8 @@ void CloseAllIterators() {
 void BindData(nb::module_& m) {
   nb::module_ d = m.def_submodule("data", "Input pipelines with tf.data's names.");
   d.attr("AUTOTUNE") = data::kAutotune;
+  d.attr("INFINITE_CARDINALITY") = data::kInfiniteCardinality;
+  d.attr("UNKNOWN_CARDINALITY") = data::kUnknownCardinality;
 
   nb::class_<PyIterator>(d, "Iterator", "One pass over a Dataset.")
       .def("__iter__", [](nb::handle self) { return self; })
@@ -310,7 +356,9 @@ void BindData(nb::module_& m) {
       .def("stats", &PyIterator::Stats,
            "The asynchronous stages and what they chose: parallelism, buffer_size, produced.");
 
-  nb::class_<Dataset>(d, "Dataset", "An immutable input pipeline; iterate it with `for x in ds`.")
+  // The flat pipeline; loom/data.py's Dataset wraps it with the element
+  // structure (tuples, dicts, strings).
+  nb::class_<Dataset>(d, "_Dataset", "A flat input pipeline (see loom.data.Dataset).")
       .def_static(
           "range",
           [](nb::args args) {
@@ -359,8 +407,7 @@ void BindData(nb::module_& m) {
           "map",
           [](const Dataset& ds, nb::handle fn, nb::handle num_parallel_calls,
              std::optional<bool> deterministic) {
-            return ds.map(MapFnFrom(fn, "map"), ParallelCalls(num_parallel_calls),
-                          deterministic.value_or(true));
+            return ds.map(MapFnFrom(fn, "map"), ParallelCalls(num_parallel_calls), deterministic);
           },
           nb::arg("map_func"), nb::arg("num_parallel_calls") = nb::none(),
           nb::arg("deterministic") = nb::none(),
@@ -373,7 +420,13 @@ void BindData(nb::module_& m) {
             return ds.filter(PredicateFrom(predicate));
           },
           nb::arg("predicate"))
-      .def("batch", &Dataset::batch, nb::arg("batch_size"), nb::arg("drop_remainder") = false)
+      .def(
+          "batch",
+          [](const Dataset& ds, int64_t batch_size, bool drop_remainder, nb::handle padding) {
+            return ds.batch(batch_size, drop_remainder,
+                            padding.is_none() ? nullptr : PaddingFrom(padding));
+          },
+          nb::arg("batch_size"), nb::arg("drop_remainder") = false, nb::arg("padding") = nb::none())
       .def(
           "shuffle",
           [](const Dataset& ds, int64_t buffer_size, std::optional<uint64_t> seed, bool reshuffle) {
@@ -418,14 +471,37 @@ void BindData(nb::module_& m) {
           nb::arg("num_parallel_calls") = nb::none())
       .def(
           "with_options",
-          [](const Dataset& ds, nb::handle options) {
-            return ds.with_options(OptionsFrom(options));
+          [](const Dataset& ds, int cpu_budget, int max_intra_op_parallelism, bool deterministic,
+             bool autotune) {
+            return ds.with_options(
+                OptionsFrom(cpu_budget, max_intra_op_parallelism, deterministic, autotune));
           },
-          nb::arg("options"),
-          "Applies a loom.data.Options: autotune.cpu_budget (threads that may compute this "
-          "pipeline at once; None = the data pool's size) and "
-          "threading.max_intra_op_parallelism (threads an op inside a map function may use; "
-          "default 1, 0 = no cap).")
+          nb::arg("cpu_budget"), nb::arg("max_intra_op_parallelism"), nb::arg("deterministic"),
+          nb::arg("autotune"))
+      .def_static("zip", &Dataset::zip, nb::arg("datasets"))
+      .def("concatenate", &Dataset::concatenate, nb::arg("dataset"))
+      .def("unbatch", &Dataset::unbatch)
+      .def(
+          "padded_batch",
+          [](const Dataset& ds, int64_t batch_size, nb::handle padding, bool drop_remainder) {
+            return ds.padded_batch(batch_size, PaddingFrom(padding), drop_remainder);
+          },
+          nb::arg("batch_size"), nb::arg("padding"), nb::arg("drop_remainder"))
+      .def("cache", &Dataset::cache)
+      .def("window", &Dataset::window, nb::arg("size"), nb::arg("shift"), nb::arg("stride"),
+           nb::arg("drop_remainder"))
+      .def("cardinality",
+           [](const Dataset& ds) { return RunReleased([&] { return ds.cardinality(); }); })
+      .def("element_spec",
+           [](const Dataset& ds) {
+             std::optional<std::vector<data::ComponentSpec>> spec;
+             try {
+               spec = RunReleased([&] { return ds.element_spec(); });
+             } catch (const data::PipelineError& error) {
+               RaisePipelineError(error);
+             }
+             return SpecToPython(spec);
+           })
       .def(
           "__iter__", [](const Dataset& ds) { return new PyIterator(ds); },
           nb::rv_policy::take_ownership)

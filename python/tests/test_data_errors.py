@@ -142,7 +142,7 @@ def test_error_of_a_cxx_source_is_invalid_argument_error(tmp_path):
 
 def test_bad_result_type_from_map_is_value_error_with_the_stage():
     def fn(x):
-        return "not an array" if int(x) == 1 else x
+        return {"not": "the same structure"} if int(x) == 1 else x
 
     out = drain_with_errors(iter(Dataset.range(3).map(fn)), ValueError)
     assert int(out[0]) == 0 and int(out[2]) == 2

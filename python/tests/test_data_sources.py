@@ -247,7 +247,7 @@ def test_from_generator_with_an_iterator_instead_of_a_callable_is_value_error():
 
 
 def test_from_generator_yielding_an_unsupported_value_fails_at_the_consumer():
-    it = iter(Dataset.from_generator(lambda: iter(["text"])))
+    it = iter(Dataset.from_generator(lambda: iter([object()])))
     with pytest.raises(ValueError):
         next(it)
 

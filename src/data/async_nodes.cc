@@ -12,11 +12,14 @@ constexpr int kMaxAutotunedPrefetch = 16;
 
 class ParallelMapNode final : public DatasetNode {
  public:
-  ParallelMapNode(NodePtr input, Dataset::MapFn fn, int num_parallel_calls, bool deterministic)
+  ParallelMapNode(NodePtr input, Dataset::MapFn fn, int num_parallel_calls,
+                  std::optional<bool> deterministic)
       : DatasetNode(std::move(input), "map"),
         fn_(std::move(fn)),
         num_parallel_calls_(num_parallel_calls),
         deterministic_(deterministic) {}
+
+  Spec ElementSpec(const Options* options) const override { return SpecOfFirstElement(options); }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     AsyncStage::Config config;
@@ -24,16 +27,19 @@ class ParallelMapNode final : public DatasetNode {
     config.fn = fn_;
     config.knob = num_parallel_calls_;
     config.knob_is_parallelism = true;
-    config.deterministic = deterministic_;
+    config.deterministic = deterministic_.value_or(context.options().deterministic);
     // Never beyond the pool (more would only queue) or the CPU budget.
     config.autotune_max = std::min(context.pool()->num_threads(), context.budget_tokens());
+    // Autotuning off: AUTOTUNE stands for the most it could choose (tf.data
+    // then uses its pool's size too, capped at 16).
+    if (config.knob == kAutotune && !context.options().autotune) config.knob = config.autotune_max;
     return std::make_unique<AsyncStage>(context, MakeInputIterator(context), std::move(config));
   }
 
  private:
   Dataset::MapFn fn_;
   int num_parallel_calls_;
-  bool deterministic_;
+  std::optional<bool> deterministic_;
 };
 
 class PrefetchNode final : public DatasetNode {
@@ -47,6 +53,8 @@ class PrefetchNode final : public DatasetNode {
     config.knob = buffer_size_;
     config.knob_is_parallelism = false;
     config.autotune_max = kMaxAutotunedPrefetch;
+    // Autotuning off: one element ahead, the smallest buffer that overlaps.
+    if (config.knob == kAutotune && !context.options().autotune) config.knob = 1;
     return std::make_unique<AsyncStage>(context, MakeInputIterator(context), std::move(config));
   }
 
@@ -57,7 +65,7 @@ class PrefetchNode final : public DatasetNode {
 }  // namespace
 
 NodePtr MakeParallelMapNode(NodePtr input, Dataset::MapFn fn, int num_parallel_calls,
-                            bool deterministic) {
+                            std::optional<bool> deterministic) {
   return std::make_shared<ParallelMapNode>(std::move(input), std::move(fn), num_parallel_calls,
                                            deterministic);
 }

@@ -257,3 +257,53 @@ TEST_P(AsyncStageOnPool, ElementsInFlightAreBoundedByParallelismPlusBuffer) {
 
 }  // namespace
 }  // namespace loom::data
+
+namespace loom::data {
+namespace {
+
+// Options::deterministic and Options::autotune on a private pool of 4.
+class AsyncStageOptions : public ::testing::Test {
+ protected:
+  threading::ThreadPool pool_{testing::PoolOptions(4)};
+};
+
+TEST_F(AsyncStageOptions, DeterministicFalseLetsLaterElementsOvertakeASlowOne) {
+  auto slow_first = [](Element e) {
+    if (ScalarOf(e) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return e;
+  };
+  Options options;
+  options.deterministic = false;
+  Dataset ds = Dataset::range(8).map(slow_first, 2).with_options(options);
+  testing::Watchdog watchdog("options.deterministic", 60s);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  std::vector<int64_t> out = Drain(it);
+  EXPECT_NE(out.front(), 0);
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, Iota(0, 8));
+  // An explicit argument outranks the option.
+  Iterator ordered = MakeIteratorOnPool(
+      Dataset::range(8).map(slow_first, 2, /*deterministic=*/true).with_options(options), &pool_);
+  EXPECT_EQ(Drain(ordered), Iota(0, 8));
+}
+
+TEST_F(AsyncStageOptions, AutotuneOffFixesAutotuneToThePoolOrBudget) {
+  Options options;
+  options.autotune = false;
+  options.cpu_budget = 3;
+  Dataset ds = Dataset::range(100)
+                   .map([](Element e) { return e; }, kAutotune)
+                   .prefetch(kAutotune)
+                   .with_options(options);
+  Iterator it = MakeIteratorOnPool(ds, &pool_);
+  ASSERT_TRUE(it.next().has_value());
+  const auto stages = it.stats().stages;
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_FALSE(stages[0].autotuned);
+  EXPECT_EQ(stages[0].parallelism, 3);
+  EXPECT_FALSE(stages[1].autotuned);
+  EXPECT_EQ(stages[1].buffer_size, 1);
+}
+
+}  // namespace
+}  // namespace loom::data

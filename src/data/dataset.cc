@@ -99,7 +99,7 @@ std::vector<std::string> Dataset::list_files(const std::string& pattern) {
   return paths;  // glob sorts them
 }
 
-Dataset Dataset::map(MapFn fn, int num_parallel_calls, bool deterministic) const {
+Dataset Dataset::map(MapFn fn, int num_parallel_calls, std::optional<bool> deterministic) const {
   RequireCallable(static_cast<bool>(fn), "map");
   CheckParallelism(num_parallel_calls, "map: num_parallel_calls");
   if (num_parallel_calls == 0)
@@ -114,9 +114,14 @@ Dataset Dataset::filter(std::function<bool(const Element&)> predicate) const {
   return Dataset(internal::MakeFilterNode(node_, std::move(predicate)), options_);
 }
 
-Dataset Dataset::batch(int64_t batch_size, bool drop_remainder) const {
+Dataset Dataset::batch(int64_t batch_size, bool drop_remainder, PaddingFn padding) const {
   Require(batch_size >= 1,
           "batch: batch_size must be at least 1, got " + std::to_string(batch_size));
+  if (padding) {
+    return Dataset(internal::MakePaddedBatchNode(node_, batch_size, std::move(padding),
+                                                 drop_remainder, "batch"),
+                   options_);
+  }
   return Dataset(internal::MakeBatchNode(node_, batch_size, drop_remainder), options_);
 }
 
@@ -169,6 +174,43 @@ Dataset Dataset::with_options(Options options) const {
               std::to_string(config::threading::kMaxThreads) + ", got " +
               std::to_string(options.max_intra_op_parallelism));
   return Dataset(node_, options);
+}
+
+Dataset Dataset::zip(const std::vector<Dataset>& datasets) {
+  Require(!datasets.empty(), "zip: needs at least one dataset");
+  std::vector<NodePtr> nodes;
+  for (const Dataset& ds : datasets) nodes.push_back(ds.node_);
+  return Dataset(internal::MakeZipNode(std::move(nodes)), datasets.front().options_);
+}
+
+Dataset Dataset::concatenate(const Dataset& other) const {
+  return Dataset(internal::MakeConcatenateNode(node_, other.node_), options_);
+}
+
+Dataset Dataset::unbatch() const { return Dataset(internal::MakeUnbatchNode(node_), options_); }
+
+Dataset Dataset::padded_batch(int64_t batch_size, PaddingFn padding, bool drop_remainder) const {
+  Require(batch_size >= 1,
+          "padded_batch: batch_size must be at least 1, got " + std::to_string(batch_size));
+  RequireCallable(static_cast<bool>(padding), "padded_batch");
+  return Dataset(internal::MakePaddedBatchNode(node_, batch_size, std::move(padding),
+                                               drop_remainder, "padded_batch"),
+                 options_);
+}
+
+Dataset Dataset::cache() const { return Dataset(internal::MakeCacheNode(node_), options_); }
+
+Dataset Dataset::window(int64_t size, int64_t shift, int64_t stride, bool drop_remainder) const {
+  Require(size >= 1, "window: size must be at least 1, got " + std::to_string(size));
+  Require(shift >= 1, "window: shift must be at least 1, got " + std::to_string(shift));
+  Require(stride >= 1, "window: stride must be at least 1, got " + std::to_string(stride));
+  return Dataset(internal::MakeWindowNode(node_, size, shift, stride, drop_remainder), options_);
+}
+
+int64_t Dataset::cardinality() const { return node_->Cardinality(); }
+
+std::optional<std::vector<ComponentSpec>> Dataset::element_spec() const {
+  return node_->ElementSpec(&options_);
 }
 
 const Options& Dataset::options() const { return options_; }

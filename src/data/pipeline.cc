@@ -44,6 +44,27 @@ DatasetNode::DatasetNode(std::shared_ptr<const DatasetNode> input, std::string k
   name_ = kind + "#" + std::to_string(position);
 }
 
+int64_t DatasetNode::Cardinality() const { return input_->Cardinality(); }
+
+Spec DatasetNode::ElementSpec(const Options* options) const { return input_->ElementSpec(options); }
+
+Spec DatasetNode::SpecOfFirstElement(const Options* options) const {
+  std::lock_guard lock(first_element_mutex_);
+  if (!first_element_spec_) {
+    if (options == nullptr) return std::nullopt;
+    Iterator it = Dataset(shared_from_this(), *options).make_iterator();
+    std::optional<Element> first = it.next();
+    first_element_spec_ = first ? Spec(SpecOf(*first)) : Spec();
+  }
+  return *first_element_spec_;
+}
+
+std::vector<ComponentSpec> SpecOf(const Element& element) {
+  std::vector<ComponentSpec> spec;
+  for (const Tensor& t : element) spec.push_back({t.dtype(), t.shape().dims()});
+  return spec;
+}
+
 void RethrowAsPipelineError(const std::string& stage, int64_t element, std::exception_ptr error) {
   try {
     std::rethrow_exception(error);

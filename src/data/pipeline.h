@@ -7,6 +7,11 @@
 //   sources.cc         range, tensor slices, generators, files
 //   transformations.cc sequential map, filter, batch, shuffle, take, skip,
 //                      repeat, interleave (they run on the consuming thread)
+//   combine_nodes.cc   zip, concatenate
+//   batching_nodes.cc  unbatch, padded_batch, window (batching.cc stacks)
+//   cache_node.cc      cache
+// Every node also describes its output without running: Cardinality()
+// and Spec() (tf.data's rules; element_spec_test.cc).
 //   async_stage.*      parallel map and prefetch on the data pool
 //   autotuner.*        the hill climber behind kAutotune
 //   cpu_budget.*       Options::cpu_budget as tokens
@@ -87,13 +92,23 @@ class IteratorNode {
   virtual std::optional<Element> GetNext() = 0;
 };
 
-class DatasetNode {
+using Spec = std::optional<std::vector<ComponentSpec>>;
+
+class DatasetNode : public std::enable_shared_from_this<DatasetNode> {
  public:
   // `input` is null for sources; `kind` names the stage in errors and stats.
   DatasetNode(std::shared_ptr<const DatasetNode> input, std::string kind);
   virtual ~DatasetNode() = default;
 
   virtual std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const = 0;
+
+  // Elements of a full pass, kInfiniteCardinality or kUnknownCardinality.
+  // Default: the input's (a stage that yields one element per input).
+  virtual int64_t Cardinality() const;
+  // The components' dtypes and shapes (Dataset::element_spec). Default: the
+  // input's. `options` are the pipeline's, for a stage that must run to
+  // tell; null = run nothing (such a stage's spec is then nullopt).
+  virtual Spec ElementSpec(const Options* options) const;
 
   // "map#2": kind and distance from the source.
   const std::string& name() const { return name_; }
@@ -103,11 +118,21 @@ class DatasetNode {
   std::unique_ptr<IteratorNode> MakeInputIterator(PipelineContext& context) const {
     return input_->MakeIterator(context);
   }
+  // The spec of a stage only running tells: its first element's, computed
+  // by a private iterator over the pipeline ending here, once (later calls
+  // wait for the first and share its answer). Thread-safe.
+  // A null `options` returns what an earlier call found, or nullopt.
+  Spec SpecOfFirstElement(const Options* options) const;
 
  private:
   std::shared_ptr<const DatasetNode> input_;
   std::string name_;
+  mutable std::mutex first_element_mutex_;
+  mutable std::optional<Spec> first_element_spec_;  // guarded by first_element_mutex_
 };
+
+// The spec of one element as it is.
+std::vector<ComponentSpec> SpecOf(const Element& element);
 
 // Wraps a failure of `stage` on `element` unless it already is a
 // PipelineError (an upstream stage's, which keeps its own name and index)

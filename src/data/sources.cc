@@ -16,10 +16,26 @@ Tensor BytesTensor(const std::string& bytes) {
   return t;
 }
 
+// read_files and read_lines: 1-D uint8 of any length.
+Spec BytesSpec() { return std::vector<ComponentSpec>{{DType::kUInt8, {-1}}}; }
+
 class RangeNode final : public DatasetNode {
  public:
   RangeNode(int64_t start, int64_t stop, int64_t step)
       : DatasetNode(nullptr, "range"), start_(start), stop_(stop), step_(step) {}
+
+  int64_t Cardinality() const override {
+    if ((step_ > 0 && start_ >= stop_) || (step_ < 0 && start_ <= stop_)) return 0;
+    // In unsigned arithmetic: stop - start may not fit in int64.
+    const uint64_t span = step_ > 0 ? static_cast<uint64_t>(stop_) - static_cast<uint64_t>(start_)
+                                    : static_cast<uint64_t>(start_) - static_cast<uint64_t>(stop_);
+    const uint64_t step =
+        step_ > 0 ? static_cast<uint64_t>(step_) : 0 - static_cast<uint64_t>(step_);
+    return static_cast<int64_t>((span - 1) / step + 1);
+  }
+  Spec ElementSpec(const Options*) const override {
+    return std::vector<ComponentSpec>{{DType::kInt64, {}}};
+  }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext&) const override {
     class It final : public IteratorNode {
@@ -49,6 +65,13 @@ class TensorSlicesNode final : public DatasetNode {
  public:
   explicit TensorSlicesNode(Element components)
       : DatasetNode(nullptr, "from_tensor_slices"), components_(std::move(components)) {}
+
+  int64_t Cardinality() const override { return components_.front().shape().dim(0); }
+  Spec ElementSpec(const Options*) const override {
+    std::vector<ComponentSpec> spec = SpecOf(components_);
+    for (ComponentSpec& c : spec) c.shape.erase(c.shape.begin());
+    return spec;
+  }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext&) const override {
     class It final : public IteratorNode {
@@ -88,6 +111,9 @@ class TensorsNode final : public DatasetNode {
   explicit TensorsNode(Element components)
       : DatasetNode(nullptr, "from_tensors"), components_(std::move(components)) {}
 
+  int64_t Cardinality() const override { return 1; }
+  Spec ElementSpec(const Options*) const override { return SpecOf(components_); }
+
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext&) const override {
     class It final : public IteratorNode {
      public:
@@ -117,6 +143,9 @@ class GeneratorNode final : public DatasetNode {
  public:
   explicit GeneratorNode(std::function<Dataset::Generator()> make)
       : DatasetNode(nullptr, "from_generator"), make_(std::move(make)) {}
+
+  int64_t Cardinality() const override { return kUnknownCardinality; }
+  Spec ElementSpec(const Options* options) const override { return SpecOfFirstElement(options); }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
@@ -178,6 +207,9 @@ class FilesNode final : public DatasetNode {
   explicit FilesNode(std::vector<std::string> paths)
       : DatasetNode(nullptr, "read_files"), paths_(std::move(paths)) {}
 
+  int64_t Cardinality() const override { return static_cast<int64_t>(paths_.size()); }
+  Spec ElementSpec(const Options*) const override { return BytesSpec(); }
+
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext&) const override {
     class It final : public IteratorNode {
      public:
@@ -208,6 +240,9 @@ class LinesNode final : public DatasetNode {
  public:
   explicit LinesNode(std::vector<std::string> paths)
       : DatasetNode(nullptr, "read_lines"), paths_(std::move(paths)) {}
+
+  int64_t Cardinality() const override { return kUnknownCardinality; }
+  Spec ElementSpec(const Options*) const override { return BytesSpec(); }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext&) const override {
     class It final : public IteratorNode {

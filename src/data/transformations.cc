@@ -1,6 +1,7 @@
 // The sequential transformations: each runs on the thread that pulls from
 // it (the consumer, or a data-pool worker of an asynchronous stage below).
 #include <algorithm>
+#include <climits>
 #include <random>
 
 #include "data/nodes.h"
@@ -12,6 +13,8 @@ class MapNode final : public DatasetNode {
  public:
   MapNode(NodePtr input, Dataset::MapFn fn)
       : DatasetNode(std::move(input), "map"), fn_(std::move(fn)) {}
+
+  Spec ElementSpec(const Options* options) const override { return SpecOfFirstElement(options); }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
@@ -46,6 +49,8 @@ class FilterNode final : public DatasetNode {
  public:
   FilterNode(NodePtr input, std::function<bool(const Element&)> predicate)
       : DatasetNode(std::move(input), "filter"), predicate_(std::move(predicate)) {}
+
+  int64_t Cardinality() const override { return kUnknownCardinality; }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
@@ -86,6 +91,13 @@ class BatchNode final : public DatasetNode {
       : DatasetNode(std::move(input), "batch"),
         batch_size_(batch_size),
         drop_remainder_(drop_remainder) {}
+
+  int64_t Cardinality() const override {
+    return BatchCardinality(input()->Cardinality(), batch_size_, drop_remainder_);
+  }
+  Spec ElementSpec(const Options* options) const override {
+    return BatchSpec(input()->ElementSpec(options), batch_size_, drop_remainder_);
+  }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
@@ -191,6 +203,13 @@ class TakeNode final : public DatasetNode {
  public:
   TakeNode(NodePtr input, int64_t count) : DatasetNode(std::move(input), "take"), count_(count) {}
 
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (n == kUnknownCardinality) return n;
+    if (count_ < 0) return n;
+    return n == kInfiniteCardinality ? count_ : std::min(n, count_);
+  }
+
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
      public:
@@ -221,6 +240,12 @@ class TakeNode final : public DatasetNode {
 class SkipNode final : public DatasetNode {
  public:
   SkipNode(NodePtr input, int64_t count) : DatasetNode(std::move(input), "skip"), count_(count) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (n < 0) return n;  // infinite or unknown
+    return count_ < 0 ? 0 : std::max<int64_t>(0, n - count_);
+  }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
@@ -254,6 +279,14 @@ class RepeatNode final : public DatasetNode {
  public:
   RepeatNode(NodePtr input, int64_t count)
       : DatasetNode(std::move(input), "repeat"), count_(count) {}
+
+  int64_t Cardinality() const override {
+    const int64_t n = input()->Cardinality();
+    if (count_ < 0) return n == 0 ? 0 : kInfiniteCardinality;
+    if (count_ == 0) return 0;
+    if (n < 0) return n;
+    return n == 0 ? 0 : (n > INT64_MAX / count_ ? kInfiniteCardinality : n * count_);
+  }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
@@ -300,6 +333,9 @@ class InterleaveNode final : public DatasetNode {
         fn_(std::move(fn)),
         cycle_length_(cycle_length),
         block_length_(block_length) {}
+
+  int64_t Cardinality() const override { return kUnknownCardinality; }
+  Spec ElementSpec(const Options* options) const override { return SpecOfFirstElement(options); }
 
   std::unique_ptr<IteratorNode> MakeIterator(PipelineContext& context) const override {
     class It final : public IteratorNode {
