@@ -24,12 +24,14 @@ from loom import _cli
 def bundled_binary():
     path = _cli.binary_path()
     if not path.exists():
-        pytest.skip(f"{path} is absent: this loom was built without the command (LOOM_BUILD_TOOLS=OFF)")
+        pytest.skip(f"{path} is absent: this loom was built without the command "
+                    "(LOOM_BUILD_TOOLS=OFF)")
     return path
 
 
 def test_loom_command_is_the_packages_console_script():
-    scripts = [ep for ep in metadata.distribution("loom").entry_points if ep.group == "console_scripts"]
+    entry_points = metadata.distribution("loom").entry_points
+    scripts = [ep for ep in entry_points if ep.group == "console_scripts"]
     assert [(ep.name, ep.value) for ep in scripts] == [("loom", "loom._cli:main")]
 
 
