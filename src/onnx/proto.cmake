@@ -1,21 +1,30 @@
 # The ONNX protobuf classes (onnx::ModelProto, ...), generated at build time
 # by protoc (Debian protobuf-compiler) from the .proto file of the pinned
-# `onnx` PyPI package (python/requirements.txt). One schema for the whole
-# project: the importer, the conformance runner and the tests parse with it,
-# so an IR or field that exporters write today is never older here than in
-# the Python package the tests compare against.
+# `onnx` PyPI package (python/requirements.txt; for `pip install .`, a
+# build requirement in pyproject.toml). One schema for the whole project: the
+# importer, the conformance runner and the tests parse with it, so an IR or
+# field that exporters write today is never older here than in the Python
+# package the tests compare against.
 #
 # The file is copied to loom_onnx/onnx.proto, so the header is
 # "loom_onnx/onnx.pb.h": no clash with a system ONNX's "onnx/onnx-ml.pb.h".
 # onnx-ml.proto is the superset (it adds TypeProto.Opaque to onnx.proto).
-find_package(Protobuf REQUIRED)
-# The interpreter that has the pinned onnx: the one scikit-build-core runs
-# (it sets Python3_EXECUTABLE), else python3 on PATH.
-if(DEFINED Python3_EXECUTABLE)
-  set(LOOM_PYTHON3 "${Python3_EXECUTABLE}" CACHE FILEPATH "python3 with the pinned onnx package")
-else()
-  find_program(LOOM_PYTHON3 python3 REQUIRED)
+
+# protobuf for C++: libprotobuf with its headers, and protoc of the same
+# version. PyPI has neither (the `protobuf` wheel is Python's own runtime),
+# so this is the one build dependency `pip install .` cannot fetch.
+find_package(Protobuf)
+if(NOT Protobuf_FOUND OR NOT TARGET protobuf::protoc)
+  message(FATAL_ERROR
+    "ONNX parser: protobuf for C++ not found (library: '${Protobuf_LIBRARY}', "
+    "protoc: '${Protobuf_PROTOC_EXECUTABLE}'). The build generates the parser from onnx.proto "
+    "with protoc and links it to libprotobuf; both come from the system, not from PyPI "
+    "(the `protobuf` wheel is Python-only). Debian/Ubuntu, as root: "
+    "apt-get install libprotobuf-dev protobuf-compiler (or scripts/install_deps.sh). "
+    "Without root: docs/install.md, 'Without root', unpacks those packages into a folder "
+    "given as CMAKE_PREFIX_PATH.")
 endif()
+# LOOM_PYTHON3: cmake/build_python3.cmake.
 
 set(LOOM_ONNX_PROTO "" CACHE FILEPATH
     "onnx-ml.proto to generate the ONNX parser from (empty: the one in python3's onnx package)")
@@ -28,7 +37,8 @@ if(NOT _onnx_proto)
   if(NOT _onnx_rc EQUAL 0)
     message(FATAL_ERROR "ONNX parser: `${LOOM_PYTHON3} -c 'import onnx'` failed; run "
                         "scripts/install_deps.sh (it installs the pinned onnx package), or set "
-                        "LOOM_ONNX_PROTO to an onnx-ml.proto")
+                        "LOOM_ONNX_PROTO to an onnx-ml.proto (`pip install .` installs onnx "
+                        "into its build environment itself)")
   endif()
 endif()
 if(NOT EXISTS "${_onnx_proto}")
