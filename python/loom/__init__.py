@@ -6,8 +6,9 @@
     (y,) = sess.run(None, {sess.get_inputs()[0].name: x})
     z = loom.ops.relu(loom.ops.matmul(a, b))             # eager, on NumPy arrays
 
-Everything is implemented in C++ (the `loom._loom` extension); this package
-only names it.
+Everything that computes is C++ (the `loom._loom` extension); this package
+names it, and loom.data adds tf.data's element structures (dicts, tuples,
+strings) in Python.
 """
 
 import atexit as _atexit
