@@ -308,10 +308,10 @@ def flatten(value, what):
     return structure, components
 
 
-def pack(structure, components, dataset_factory=None):
-    """The Python value of an element: components laid out as structure
-    (resolved). dataset_factory(component, leaf) makes window's datasets."""
-    it = iter(components)
+def _fill(structure, items, leaf_value):
+    """structure (resolved) with each leaf replaced by leaf_value(leaf, item),
+    items taken in flattening order (dict keys sorted)."""
+    it = iter(items)
 
     def build(s):
         if isinstance(s, dict):
@@ -319,29 +319,32 @@ def pack(structure, components, dataset_factory=None):
             return {k: built[k] for k in s}
         if isinstance(s, tuple):
             return _like(s, [build(v) for v in s])
-        component = next(it)
-        if s.windowed:
-            return dataset_factory(component, s)
-        return decode_strings(component) if s.string else component
+        return leaf_value(s, next(it))
 
     return build(structure)
 
 
+def pack(structure, components, dataset_factory=None):
+    """The Python value of an element: components laid out as structure
+    (resolved). dataset_factory(component, leaf) makes window's datasets."""
+
+    def leaf_value(s, component):
+        if s.windowed:
+            return dataset_factory(component, s)
+        return decode_strings(component) if s.string else component
+
+    return _fill(structure, components, leaf_value)
+
+
 def spec_of(structure, flat_spec):
     """element_spec: structure with each leaf's TensorSpec (or DatasetSpec)."""
-    it = iter(flat_spec)
 
-    def build(s):
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in _sorted_keys(s)}
-            return {k: built[k] for k in s}
-        if isinstance(s, tuple):
-            return _like(s, [build(v) for v in s])
-        dtype, shape = next(it)
+    def leaf_value(s, dtype_and_shape):
+        dtype, shape = dtype_and_shape
         if s.string:
             dtype, shape = np.dtype("S"), shape[:-1]
         if s.windowed:
             return DatasetSpec(TensorSpec(shape[1:], dtype))
         return TensorSpec(shape, dtype)
 
-    return build(structure)
+    return _fill(structure, flat_spec, leaf_value)

@@ -72,18 +72,43 @@ void Fill(std::byte* out, size_t items, const Tensor& value) {
   for (size_t i = 0; i < items; ++i) std::memcpy(out + i * item, value.raw_data(), item);
 }
 
+// Throws unless every element has as many components as the first.
+void CheckComponentCounts(const std::vector<Element>& elements, const char* stage) {
+  const size_t count = elements.front().size();
+  for (size_t e = 1; e < elements.size(); ++e) {
+    if (elements[e].size() != count) {
+      throw InvalidArgumentError(std::string(stage) + ": element " + std::to_string(e) +
+                                 " of the batch has " + std::to_string(elements[e].size()) +
+                                 " components, element 0 has " + std::to_string(count));
+    }
+  }
+}
+
 }  // namespace
+
+std::optional<std::vector<Element>> BatchGatherer::Next(IteratorNode& input) {
+  while (!input_done_ && static_cast<int64_t>(pending_.size()) < batch_size_) {
+    std::optional<Element> element = input.GetNext();
+    if (!element) {
+      input_done_ = true;
+      break;
+    }
+    pending_.push_back(std::move(*element));
+  }
+  if (pending_.empty()) return std::nullopt;
+  if (static_cast<int64_t>(pending_.size()) < batch_size_ && drop_remainder_) {
+    pending_.clear();
+    return std::nullopt;
+  }
+  std::vector<Element> elements = std::move(pending_);
+  pending_.clear();
+  return elements;
+}
 
 Element StackElements(const std::vector<Element>& elements) {
   if (elements.empty()) throw InvalidArgumentError("batch: no elements to stack");
   const Element& first = elements.front();
-  for (size_t e = 1; e < elements.size(); ++e) {
-    if (elements[e].size() != first.size()) {
-      throw InvalidArgumentError("batch: element " + std::to_string(e) + " of the batch has " +
-                                 std::to_string(elements[e].size()) +
-                                 " components, element 0 has " + std::to_string(first.size()));
-    }
-  }
+  CheckComponentCounts(elements, "batch");
   Element batch;
   for (size_t c = 0; c < first.size(); ++c) {
     const Tensor& model = first[c];
@@ -119,13 +144,7 @@ Element PadAndStackElements(const std::vector<Element>& elements,
                                " padded shapes for elements of " + std::to_string(first.size()) +
                                " components");
   }
-  for (size_t e = 1; e < elements.size(); ++e) {
-    if (elements[e].size() != first.size()) {
-      throw InvalidArgumentError("padded_batch: element " + std::to_string(e) +
-                                 " of the batch has " + std::to_string(elements[e].size()) +
-                                 " components, element 0 has " + std::to_string(first.size()));
-    }
-  }
+  CheckComponentCounts(elements, "padded_batch");
   Element batch;
   for (size_t c = 0; c < first.size(); ++c) {
     const Tensor& model = first[c];

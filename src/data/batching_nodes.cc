@@ -144,29 +144,19 @@ class PaddedBatchNode final : public DatasetNode {
     class It final : public IteratorNode {
      public:
       It(const PaddedBatchNode& node, PipelineContext& context)
-          : node_(node), context_(context), input_(node.MakeInputIterator(context)) {}
+          : node_(node),
+            context_(context),
+            input_(node.MakeInputIterator(context)),
+            gatherer_(node.batch_size_, node.drop_remainder_) {}
       std::optional<Element> GetNext() override {
-        // As batch: elements gathered before an input error stay for the
-        // next call.
-        while (!input_done_ && static_cast<int64_t>(pending_.size()) < node_.batch_size_) {
-          std::optional<Element> element = input_->GetNext();
-          if (!element) {
-            input_done_ = true;
-            break;
-          }
-          pending_.push_back(std::move(*element));
-        }
-        if (pending_.empty()) return std::nullopt;
-        if (static_cast<int64_t>(pending_.size()) < node_.batch_size_ && node_.drop_remainder_) {
-          pending_.clear();
-          return std::nullopt;
-        }
-        std::vector<Element> elements = std::move(pending_);
-        pending_.clear();
+        std::optional<std::vector<Element>> elements = gatherer_.Next(*input_);
+        if (!elements) return std::nullopt;
         const int64_t index = batches_++;
         try {
-          if (!padding_) padding_ = context_.CallUser([&] { return node_.padding_(elements[0]); });
-          return PadAndStackElements(elements, *padding_);
+          if (!padding_) {
+            padding_ = context_.CallUser([&] { return node_.padding_((*elements)[0]); });
+          }
+          return PadAndStackElements(*elements, *padding_);
         } catch (...) {
           RethrowAsPipelineError(node_.name(), index, std::current_exception());
         }
@@ -176,9 +166,8 @@ class PaddedBatchNode final : public DatasetNode {
       const PaddedBatchNode& node_;
       PipelineContext& context_;
       std::unique_ptr<IteratorNode> input_;
+      BatchGatherer gatherer_;
       std::optional<std::vector<Padding>> padding_;
-      std::vector<Element> pending_;
-      bool input_done_ = false;
       int64_t batches_ = 0;
     };
     return std::make_unique<It>(*this, context);

@@ -64,6 +64,24 @@ Element StackElements(const std::vector<Element>& elements);
 Element PadAndStackElements(const std::vector<Element>& elements,
                             const std::vector<Padding>& padding);
 
+// The elements of the next batch, for batch and padded_batch: up to
+// batch_size from `input`, fewer at the end (none when drop_remainder).
+// Elements gathered before an input error stay here, so the call after the
+// error continues the same batch. Not thread-safe: one iterator's state.
+class BatchGatherer {
+ public:
+  BatchGatherer(int64_t batch_size, bool drop_remainder)
+      : batch_size_(batch_size), drop_remainder_(drop_remainder) {}
+  // nullopt at the end of the input.
+  std::optional<std::vector<Element>> Next(IteratorNode& input);
+
+ private:
+  const int64_t batch_size_;
+  const bool drop_remainder_;
+  std::vector<Element> pending_;
+  bool input_done_ = false;
+};
+
 // A batch's cardinality and spec (batch and padded_batch): the batch
 // dimension is known only with drop_remainder, as in tf.data.
 int64_t BatchCardinality(int64_t input_cardinality, int64_t batch_size, bool drop_remainder);

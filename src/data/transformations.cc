@@ -103,28 +103,15 @@ class BatchNode final : public DatasetNode {
     class It final : public IteratorNode {
      public:
       It(const BatchNode& node, PipelineContext& context)
-          : node_(node), input_(node.MakeInputIterator(context)) {}
+          : node_(node),
+            input_(node.MakeInputIterator(context)),
+            gatherer_(node.batch_size_, node.drop_remainder_) {}
       std::optional<Element> GetNext() override {
-        // Elements gathered before an input error stay here, so the call
-        // after the error continues the same batch.
-        while (!input_done_ && static_cast<int64_t>(pending_.size()) < node_.batch_size_) {
-          std::optional<Element> element = input_->GetNext();
-          if (!element) {
-            input_done_ = true;
-            break;
-          }
-          pending_.push_back(std::move(*element));
-        }
-        if (pending_.empty()) return std::nullopt;
-        if (static_cast<int64_t>(pending_.size()) < node_.batch_size_ && node_.drop_remainder_) {
-          pending_.clear();
-          return std::nullopt;
-        }
-        std::vector<Element> elements = std::move(pending_);
-        pending_.clear();
+        std::optional<std::vector<Element>> elements = gatherer_.Next(*input_);
+        if (!elements) return std::nullopt;
         const int64_t index = batches_++;
         try {
-          return StackElements(elements);
+          return StackElements(*elements);
         } catch (...) {
           RethrowAsPipelineError(node_.name(), index, std::current_exception());
         }
@@ -133,8 +120,7 @@ class BatchNode final : public DatasetNode {
      private:
       const BatchNode& node_;
       std::unique_ptr<IteratorNode> input_;
-      std::vector<Element> pending_;
-      bool input_done_ = false;
+      BatchGatherer gatherer_;
       int64_t batches_ = 0;
     };
     return std::make_unique<It>(*this, context);
