@@ -90,6 +90,19 @@ inline constexpr int kNoCpuBudget = kMaxThreads;
 void set_cpu_budget(int tokens);
 int get_cpu_budget();
 
+// The CPUs a scheduler assigned to this process without enforcing them (no
+// affinity mask, no cgroup quota): a Ray actor's num_cpus, a Dask worker's
+// nthreads, a batch job's slots. Automatic values are then based on
+// min(usable CPUs, cpus) and their source reads "auto:<granted_by>"; the
+// automatic CPU budget becomes that number (a budget applies), and
+// OMP_NUM_THREADS no longer decides the automatic intra-op value. Explicit
+// settings (variables, calls) still win; one above the allotment warns when
+// the runtime starts, naming both numbers. 0 = no allotment (the default).
+// `granted_by` names the scheduler: a word of letters, digits, '-', '_' or
+// '.' ("ray"). The Python package calls it inside Ray workers (loom.ray).
+void set_cpu_allotment(int cpus, const std::string& granted_by);
+int get_cpu_allotment();  // 0 = none
+
 // Pins the pool's workers (worker i to cpus[i % size]); empty = no pinning.
 // Every CPU must be in the process's affinity mask, else
 // loom::InvalidArgumentError is thrown here, not when the pool starts.
@@ -99,7 +112,8 @@ void set_inter_op_cpu_affinity(const std::vector<int>& cpus);
 std::vector<int> get_inter_op_cpu_affinity();
 
 // Where a value came from: "env:<VARIABLE>", "api", "env:OMP_NUM_THREADS"
-// (the fallback) or "auto"; "flag --<name>" when the `loom` command set it
+// (the fallback), "auto", or "auto:<granted_by>" (automatic within a CPU
+// allotment, set_cpu_allotment); "flag --<name>" when the `loom` command set it
 // from its flag (calls through this API are always "api").
 struct Setting {
   int value = 0;
@@ -118,6 +132,8 @@ struct CpuDescription {
   std::optional<double> cgroup_quota;  // in CPUs; nullopt = no quota
   int physical_cores = 0;              // distinct cores among the affinity CPUs
   int usable = 0;                      // what "auto" is based on
+  int allotment = 0;                   // set_cpu_allotment's cpus, 0 = none
+  std::string allotment_granted_by;    // its granted_by, "" = none
   std::vector<std::string> notes;      // facts that could not be read
 };
 

@@ -23,6 +23,11 @@ struct CpuFacts {
   std::string cgroup_quota_file;            // file the binding quota came from, "" if none
   int physical_cores = 1;                   // distinct cores among affinity_cpus
   int usable = 1;                           // what automatic thread counts are based on
+  // CPUs a scheduler assigned to the process without enforcing them (a Ray
+  // actor's num_cpus; loom::config::threading::set_cpu_allotment), 0 = none.
+  // Not detected here: when set, usable is capped by it.
+  int allotment = 0;
+  std::string allotment_granted_by;  // "ray", ...; "" when allotment is 0
   // Facts that could not be read or parsed and what was assumed instead,
   // e.g. "cannot read /sys/.../thread_siblings_list: counting each CPU as a core".
   std::vector<std::string> notes;

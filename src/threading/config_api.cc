@@ -37,6 +37,11 @@ int get_spin_wait_us() { return GlobalThreadingConfig().Resolve().spin_wait_us.v
 void set_cpu_budget(int tokens) { GlobalThreadingConfig().SetCpuBudget(tokens); }
 int get_cpu_budget() { return GlobalThreadingConfig().Resolve().cpu_budget.value; }
 
+void set_cpu_allotment(int cpus, const std::string& granted_by) {
+  GlobalThreadingConfig().SetCpuAllotment(cpus, granted_by);
+}
+int get_cpu_allotment() { return GlobalThreadingConfig().Resolve().cpu.allotment; }
+
 void set_intra_op_cpu_affinity(const std::vector<int>& cpus) {
   GlobalThreadingConfig().SetIntraOpCpus(cpus);
 }
@@ -66,6 +71,8 @@ Description describe() {
            .cgroup_quota = r.cpu.cgroup_quota_cpus,
            .physical_cores = r.cpu.physical_cores,
            .usable = r.cpu.usable,
+           .allotment = r.cpu.allotment,
+           .allotment_granted_by = r.cpu.allotment_granted_by,
            .notes = r.cpu.notes};
   d.runtime_started = loom::threading::GlobalRuntimeIfStarted() != nullptr;
   if (const auto* budget = loom::threading::ProcessCpuBudgetIfBuilt()) {
@@ -123,6 +130,9 @@ std::string Description::to_json() const {
         {"cgroup_quota", cpu.cgroup_quota ? json(*cpu.cgroup_quota) : json(nullptr)},
         {"physical_cores", cpu.physical_cores},
         {"usable", cpu.usable},
+        {"allotment", cpu.allotment == 0 ? json(nullptr)
+                                         : json{{"cpus", cpu.allotment},
+                                                {"granted_by", cpu.allotment_granted_by}}},
         {"notes", cpu.notes}}},
       {"runtime_started", runtime_started},
       {"threads", threads_json},

@@ -1,6 +1,7 @@
 #include "threading/threading_config.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "base/logging.h"
 #include "loom/errors.h"
@@ -94,7 +95,15 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   ValidateEnvironment(env_);
   ResolvedThreading r;
   r.cpu = cpu_;
-  const int usable = cpu_.usable;
+  // Automatic values live within the allotment, and say so in their source.
+  std::string auto_source = "auto";
+  if (const int allotment = api.cpu_allotment.value.value_or(0); allotment > 0) {
+    r.cpu.allotment = allotment;
+    r.cpu.allotment_granted_by = api.cpu_allotment.source;
+    r.cpu.usable = std::min(cpu_.usable, allotment);
+    auto_source = "auto:" + api.cpu_allotment.source;
+  }
+  const int usable = r.cpu.usable;
 
   if (auto var = FirstSet({kIntraVars[0], kIntraVars[1]})) {
     const int n = ParseThreadCountVariable(var->first, var->second);
@@ -102,11 +111,22 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   } else if (api.intra_op_threads.value.value_or(0) > 0) {
     r.intra_op_threads = {*api.intra_op_threads.value, api.intra_op_threads.source};
   } else {
-    r.intra_op_threads = {usable, "auto"};
+    r.intra_op_threads = {usable, auto_source};
     if (auto omp = FirstSet({"OMP_NUM_THREADS"})) {
       const OtherLibraryValue read = ReadOmpNumThreads(omp->second);
-      if (read.value) r.intra_op_threads = {*read.value, "env:OMP_NUM_THREADS"};
-      if (!read.problem.empty()) r.ignored_variables.push_back(read.problem);
+      if (r.cpu.allotment > 0) {
+        // The scheduler's own number is the better witness (Ray sets
+        // OMP_NUM_THREADS from it anyway, when nobody else did).
+        if (read.value && *read.value != usable) {
+          r.ignored_variables.push_back(
+              "OMP_NUM_THREADS=" + omp->second + " is ignored: the CPU allotment of " +
+              std::to_string(r.cpu.allotment) + " granted by " + r.cpu.allotment_granted_by +
+              " decides the automatic intra-op value (" + std::to_string(usable) + ")");
+        }
+      } else {
+        if (read.value) r.intra_op_threads = {*read.value, "env:OMP_NUM_THREADS"};
+        if (!read.problem.empty()) r.ignored_variables.push_back(read.problem);
+      }
     }
   }
 
@@ -116,7 +136,7 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   } else if (api.inter_op_threads.value.value_or(0) > 0) {
     r.inter_op_threads = {*api.inter_op_threads.value, api.inter_op_threads.source};
   } else {
-    r.inter_op_threads = {AutoInterOpThreads(usable), "auto"};
+    r.inter_op_threads = {AutoInterOpThreads(usable), auto_source};
   }
 
   if (auto var = FirstSet({kDataVar})) {
@@ -125,7 +145,7 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
   } else if (api.data_pipeline_threads.value.value_or(0) > 0) {
     r.data_pipeline_threads = {*api.data_pipeline_threads.value, api.data_pipeline_threads.source};
   } else {
-    r.data_pipeline_threads = {std::max(usable, 1), "auto"};
+    r.data_pipeline_threads = {std::max(usable, 1), auto_source};
   }
 
   if (auto var = FirstSet({kBudgetVar})) {
@@ -133,6 +153,9 @@ ResolvedThreading ThreadingConfig::ResolveLocked(const ApiValues& api) const {
     r.cpu_budget = {n == 0 ? std::max(usable, 1) : n, "env:" + var->first};
   } else if (const std::optional<int>& tokens = api.cpu_budget.value) {
     r.cpu_budget = {*tokens == 0 ? std::max(usable, 1) : *tokens, api.cpu_budget.source};
+  } else if (r.cpu.allotment > 0) {
+    // A scheduler's share is a promise to its neighbours: keep it.
+    r.cpu_budget = {usable, auto_source};
   } else {
     // Not bounded unless asked for (kMaxThreads tokens never run out): a
     // budget still costs Python workloads (see kNoCpuBudget in config.h).
@@ -283,6 +306,37 @@ void ThreadingConfig::SetCpuBudget(int tokens, const Requester& by) {
       [](const ResolvedThreading& r) { return r.cpu_budget.value; }, kFrozen);
 }
 
+void ThreadingConfig::SetCpuAllotment(int cpus, const std::string& granted_by) {
+  ValidateThreadCount(cpus, "cpu_allotment");
+  const bool word =
+      !granted_by.empty() && granted_by.size() <= 32 &&
+      std::all_of(granted_by.begin(), granted_by.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+      });
+  if (cpus > 0 && !word) {
+    throw InvalidArgumentError(
+        "set_cpu_allotment: granted_by must name the scheduler in one word of letters, digits, "
+        "'-', '_' or '.' (at most 32 characters), got '" +
+        granted_by + "'");
+  }
+  constexpr const char* kFrozen = "The CPU allotment cannot be modified after initialization.";
+  std::lock_guard lock(mutex_);
+  ApiValues next = api_;
+  next.cpu_allotment = {cpus, cpus > 0 ? granted_by : "api"};
+  // The allotment moves every automatic value and the budget: once any of
+  // them is fixed, only the allotment in force may be set again.
+  const auto same = [&](const ResolvedThreading& fixed) {
+    const ResolvedThreading r = ResolveLocked(next);
+    return r.cpu.allotment == fixed.cpu.allotment &&
+           r.cpu.allotment_granted_by == fixed.cpu.allotment_granted_by;
+  };
+  if (frozen_ || frozen_budget_) {
+    if (!same(frozen_ ? *frozen_ : ResolveLocked(api_))) throw RuntimeError(kFrozen);
+    return;
+  }
+  api_ = std::move(next);
+}
+
 void ThreadingConfig::SetIntraOpCpus(const std::vector<int>& cpus, const Requester& by) {
   ValidateCpus(cpus, "intra_op_cpu_affinity");
   WarnIfOverridden({"LOOM_INTRAOP_CPUS"},
@@ -331,9 +385,16 @@ ResolvedThreading ThreadingConfig::Freeze() {
         std::pair{"inter_op_parallelism_threads", frozen_->inter_op_threads},
         std::pair{"data_pipeline_threads", frozen_->data_pipeline_threads}}) {
     if (setting.value > usable) {
+      const std::string limit = frozen_->cpu.allotment > 0
+                                    ? std::to_string(usable) +
+                                          " CPU(s) of the allotment granted by " +
+                                          frozen_->cpu.allotment_granted_by + " (" +
+                                          std::to_string(frozen_->cpu.allotment) + " assigned, " +
+                                          std::to_string(cpu_.usable) + " usable on this host)"
+                                    : std::to_string(usable) + " usable CPUs";
       base::LogWarning(std::string(name) + "=" + std::to_string(setting.value) + " (" +
-                       setting.source + ") exceeds the " + std::to_string(usable) +
-                       " usable CPUs: threads will compete for CPUs (oversubscription)");
+                       setting.source + ") exceeds the " + limit +
+                       ": threads will compete for CPUs (oversubscription)");
     }
   }
   return *frozen_;

@@ -73,6 +73,8 @@ class ThreadingConfig {
   void SetDataPipelineThreads(int num_threads, const Requester& by = {});
   void SetSpinWaitUs(int microseconds, const Requester& by = {});
   void SetCpuBudget(int tokens, const Requester& by = {});
+  // loom::config::threading::set_cpu_allotment (config.h); 0 = none.
+  void SetCpuAllotment(int cpus, const std::string& granted_by);
   void SetIntraOpCpus(const std::vector<int>& cpus, const Requester& by = {});
   void SetInterOpCpus(const std::vector<int>& cpus, const Requester& by = {});
 
@@ -109,6 +111,7 @@ class ThreadingConfig {
     Requested<int> data_pipeline_threads;
     Requested<int> spin_wait_us;
     Requested<int> cpu_budget;
+    Requested<int> cpu_allotment;  // source: the scheduler's name
     Requested<std::vector<int>> intra_op_cpus;
     Requested<std::vector<int>> inter_op_cpus;
   };

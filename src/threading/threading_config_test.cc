@@ -490,6 +490,117 @@ TEST(Config, NoOversubscriptionWarningWithinUsableCpus) {
   EXPECT_TRUE(warnings.lines.empty());
 }
 
+// A scheduler's allotment (Ray actor num_cpus): automatic values within it.
+FakeSystemProbe EightCpuHost() { return Host(8, {0, 1, 2, 3, 4, 5, 6, 7}, "max 100000"); }
+
+TEST(Config, AllotmentBoundsEveryAutomaticValueAndTurnsTheBudgetOn) {
+  FakeSystemProbe probe = EightCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetCpuAllotment(3, "ray");
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.cpu.usable, 3);
+  EXPECT_EQ(r.cpu.allotment, 3);
+  EXPECT_EQ(r.cpu.allotment_granted_by, "ray");
+  for (const Setting& s :
+       {r.intra_op_threads, r.inter_op_threads, r.data_pipeline_threads, r.cpu_budget}) {
+    EXPECT_EQ(s.value, 3);
+    EXPECT_EQ(s.source, "auto:ray");
+  }
+}
+
+TEST(Config, AllotmentAboveTheUsableCpusIsCappedByThem) {
+  FakeSystemProbe probe = TwoCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetCpuAllotment(6, "ray");
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.cpu.usable, 2);
+  EXPECT_EQ(r.intra_op_threads.value, 2);
+  EXPECT_EQ(r.cpu.allotment, 6);
+}
+
+TEST(Config, ExplicitSettingsOutrankTheAllotmentAndWarnNamingBothNumbers) {
+  FakeSystemProbe probe = EightCpuHost();
+  ThreadingConfig config(MapEnvironment({{"LOOM_NUM_INTEROP_THREADS", "5"}}), probe);
+  config.SetCpuAllotment(2, "ray");
+  config.SetIntraOpThreads(4);
+  CapturedWarnings warnings;
+  ResolvedThreading r = config.Freeze();
+  EXPECT_EQ(r.intra_op_threads.value, 4);
+  EXPECT_EQ(r.intra_op_threads.source, "api");
+  EXPECT_EQ(r.inter_op_threads.value, 5);
+  EXPECT_EQ(r.inter_op_threads.source, "env:LOOM_NUM_INTEROP_THREADS");
+  EXPECT_EQ(r.data_pipeline_threads.value, 2);
+  ASSERT_EQ(warnings.lines.size(), 2u);
+  EXPECT_NE(warnings.lines[0].find("intra_op_parallelism_threads=4 (api) exceeds the 2 CPU(s) of "
+                                   "the allotment granted by ray (2 assigned, 8 usable"),
+            std::string::npos)
+      << warnings.lines[0];
+  EXPECT_NE(warnings.lines[1].find("inter_op_parallelism_threads=5"), std::string::npos)
+      << warnings.lines[1];
+}
+
+TEST(Config, WithAnAllotmentOmpNumThreadsNoLongerDecidesAndADifferentValueIsReported) {
+  FakeSystemProbe probe = EightCpuHost();
+  ThreadingConfig same(MapEnvironment({{"OMP_NUM_THREADS", "2"}}), probe);
+  same.SetCpuAllotment(2, "ray");
+  CapturedWarnings warnings;
+  EXPECT_EQ(same.Freeze().intra_op_threads.source, "auto:ray");
+  EXPECT_TRUE(warnings.lines.empty());  // Ray's own OMP_NUM_THREADS agrees: nothing to say
+
+  ThreadingConfig other(MapEnvironment({{"OMP_NUM_THREADS", "6"}}), probe);
+  other.SetCpuAllotment(2, "ray");
+  EXPECT_EQ(other.Freeze().intra_op_threads.value, 2);
+  ASSERT_EQ(warnings.lines.size(), 1u);
+  EXPECT_NE(warnings.lines[0].find("OMP_NUM_THREADS=6 is ignored"), std::string::npos)
+      << warnings.lines[0];
+}
+
+TEST(Config, AnExplicitBudgetOutranksTheAllotment) {
+  FakeSystemProbe probe = EightCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetCpuAllotment(2, "ray");
+  config.SetCpuBudget(0);  // 0 = the usable CPUs, which the allotment caps
+  EXPECT_EQ(config.Resolve().cpu_budget.value, 2);
+  EXPECT_EQ(config.Resolve().cpu_budget.source, "api");
+  config.SetCpuBudget(7);
+  EXPECT_EQ(config.Resolve().cpu_budget.value, 7);
+}
+
+TEST(Config, AllotmentZeroRemovesItAndBadNamesOrCountsAreRefused) {
+  FakeSystemProbe probe = EightCpuHost();
+  ThreadingConfig config(MapEnvironment({}), probe);
+  config.SetCpuAllotment(2, "ray");
+  config.SetCpuAllotment(0, "");
+  ResolvedThreading r = config.Resolve();
+  EXPECT_EQ(r.cpu.allotment, 0);
+  EXPECT_EQ(r.intra_op_threads.value, 8);
+  EXPECT_EQ(r.intra_op_threads.source, "auto");
+  EXPECT_EQ(r.cpu_budget.value, config::threading::kNoCpuBudget);
+  EXPECT_NE(MessageOf([&] { config.SetCpuAllotment(-1, "ray"); }).find("must be positive"),
+            std::string::npos);
+  EXPECT_NE(MessageOf([&] { config.SetCpuAllotment(2, "my scheduler"); }).find("one word"),
+            std::string::npos);
+  EXPECT_NE(MessageOf([&] { config.SetCpuAllotment(2, ""); }).find("granted_by"),
+            std::string::npos);
+}
+
+TEST(Config, AllotmentIsFixedOnceTheRuntimeOrTheBudgetIs) {
+  FakeSystemProbe probe = EightCpuHost();
+  ThreadingConfig started(MapEnvironment({}), probe);
+  started.SetCpuAllotment(2, "ray");
+  started.Freeze();
+  started.SetCpuAllotment(2, "ray");  // restating it is fine
+  EXPECT_NE(MessageOf([&] {
+              started.SetCpuAllotment(3, "ray");
+            }).find("The CPU allotment cannot be modified after initialization."),
+            std::string::npos);
+
+  ThreadingConfig budget_only(MapEnvironment({}), probe);
+  budget_only.FreezeCpuBudget();  // a private session fixed the budget
+  EXPECT_NE(MessageOf([&] { budget_only.SetCpuAllotment(1, "ray"); }).find("cannot be modified"),
+            std::string::npos);
+}
+
 TEST(Config, PinningOutsideAffinityMaskIsRejectedAtConfigurationTime) {
   FakeSystemProbe probe = Host(8, {0, 5, 7}, "max 100000");
   ThreadingConfig config(MapEnvironment({}), probe);
