@@ -13,7 +13,7 @@ strings) in Python.
 
 import atexit as _atexit
 
-from loom import config, data, errors, ops
+from loom import _scheduler, config, data, errors, ops
 from loom._loom import (
     ExecutionMode,
     ExecutionOrder,
@@ -57,3 +57,7 @@ __all__ = [
 # Open pipelines stop before the interpreter goes away: a loom-data thread
 # must never wait for a GIL that will not come back.
 _atexit.register(data._loom_close_all)
+
+# Inside a Ray worker, automatic thread counts follow the CPUs Ray assigned it
+# (loom/_scheduler.py); elsewhere this does nothing.
+_scheduler.follow_scheduler_allotment()

@@ -104,6 +104,19 @@ void BindConfig(nb::module_& m) {
         "helpers, inter-op runners, data workers and the threads calling run() or an op, "
         "together). 0 = the usable CPUs; never called: no budget. LOOM_CPU_BUDGET outranks it.");
   t.def("get_cpu_budget", &threading::get_cpu_budget, "The CPU budget in force (never 0).");
+  t.def(
+      "set_cpu_allotment",
+      [](nb::handle cpus, const std::string& granted_by) {
+        const int number = IntArgument(cpus, "set_cpu_allotment");
+        RunWithWarnings([&] { threading::set_cpu_allotment(number, granted_by); });
+      },
+      nb::arg("cpus").none(), nb::arg("granted_by") = "api",
+      "The CPUs a scheduler assigned to this process without enforcing them (a Ray actor's "
+      "num_cpus, a Dask worker's nthreads): automatic values become min(usable CPUs, cpus) with "
+      "source 'auto:<granted_by>', the automatic CPU budget becomes that number, and "
+      "OMP_NUM_THREADS stops deciding the intra-op value. Explicit settings still win (warning "
+      "when above it). 0 removes it. Inside Ray workers loom sets it itself (loom.ray).");
+  t.def("get_cpu_allotment", &threading::get_cpu_allotment, "The allotment in force, 0 = none.");
   t.def("set_intra_op_cpu_affinity",
         WarningCpuSetter(threading::set_intra_op_cpu_affinity, "set_intra_op_cpu_affinity"),
         nb::arg("cpus").none(),

@@ -248,3 +248,49 @@ def test_cpu_affinity_outside_the_mask_raises_value_error():
     )
     assert result.returncode == 0, result.stderr
     assert "100000" in result.stdout
+
+
+def test_cpu_allotment_bounds_automatic_values_and_is_shown_by_describe():
+    out = run_json(
+        """
+import json, warnings
+import loom
+t = loom.config.threading
+t.set_cpu_allotment(1, "dask")
+t.set_inter_op_parallelism_threads(2)
+d = t.describe()
+errors = []
+for bad in ((-1, "dask"), (1, "two words"), (1, ""), ("1", "dask"), (1.5, "dask")):
+    try:
+        t.set_cpu_allotment(*bad)
+        errors.append("accepted")
+    except (ValueError, TypeError) as e:
+        errors.append("ValueError" if isinstance(e, ValueError) else "TypeError")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    loom.start_runtime()
+try:
+    t.set_cpu_allotment(2, "dask")
+    errors.append("changed after start")
+except RuntimeError as e:
+    errors.append(str(e))
+print(json.dumps({"allotment": d["cpu"]["allotment"], "get": t.get_cpu_allotment(),
+                  "intra": d["intra_op_parallelism_threads"],
+                  "inter": d["inter_op_parallelism_threads"], "budget": d["cpu_budget"],
+                  "errors": errors, "warnings": [str(w.message) for w in caught]}))
+"""
+    )
+    assert out["allotment"] == {"cpus": 1, "granted_by": "dask"}
+    assert out["get"] == 1
+    assert out["intra"] == {"value": 1, "source": "auto:dask"}
+    assert out["inter"] == {"value": 2, "source": "api"}
+    assert out["budget"]["value"] == 1 and out["budget"]["source"] == "auto:dask"
+    assert out["errors"] == [
+        "ValueError", "ValueError", "ValueError", "TypeError", "TypeError",
+        "The CPU allotment cannot be modified after initialization.",
+    ]
+    assert any(
+        "inter_op_parallelism_threads=2 (api) exceeds the 1 CPU(s) of the allotment granted by "
+        "dask" in w
+        for w in out["warnings"]
+    ), out["warnings"]

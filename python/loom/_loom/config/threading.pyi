@@ -44,6 +44,14 @@ def set_cpu_budget(tokens: int | None) -> None:
 def get_cpu_budget() -> int:
     """The CPU budget in force (never 0)."""
 
+def set_cpu_allotment(cpus: str | Sequence[int] | None, granted_by: str = 'api') -> None:
+    """
+    The CPUs a scheduler assigned to this process without enforcing them (a Ray actor's num_cpus, a Dask worker's nthreads): automatic values become min(usable CPUs, cpus) with source 'auto:<granted_by>', the automatic CPU budget becomes that number, and OMP_NUM_THREADS stops deciding the intra-op value. Explicit settings still win (warning when above it). 0 removes it. Inside Ray workers loom sets it itself (loom.ray).
+    """
+
+def get_cpu_allotment() -> int:
+    """The allotment in force, 0 = none."""
+
 def set_intra_op_cpu_affinity(cpus: str | Sequence[int] | None) -> None:
     """
     Pins intra-op worker i to cpus[i % len(cpus)]; [] = not pinned. cpus: a list of CPU numbers or a string like '0-3,6' (the CLI's and LOOM_INTRAOP_CPUS' syntax).
