@@ -16,6 +16,7 @@
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
+//   type_rules_transformer.cc  RMSNormalization, RotaryEmbedding, Attention
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -276,5 +277,10 @@ std::vector<TensorType> InferConstantOfShape(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRange(const NodeTypeContext& ctx);
 std::vector<TensorType> InferShape(const NodeTypeContext& ctx);
 std::vector<TensorType> InferSize(const NodeTypeContext& ctx);
+
+// type_rules_transformer.cc
+std::vector<TensorType> InferAttention(const NodeTypeContext& ctx);
+std::vector<TensorType> InferRMSNormalization(const NodeTypeContext& ctx);
+std::vector<TensorType> InferRotaryEmbedding(const NodeTypeContext& ctx);
 
 }  // namespace loom::graph

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/attention/attention.h"
+#include "kernels/attention/onnx_attention.h"
 #include "kernels/conv.h"
 #include "kernels/conv_transpose.h"
 #include "kernels/elementwise.h"
@@ -16,6 +17,7 @@
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
+#include "kernels/transformer/transformer.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -61,6 +63,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Asinh", kFloats, kPortable, AsinhKernel},
     {"Atan", kFloats, kPortable, AtanKernel},
     {"Atanh", kFloats, kPortable, AtanhKernel},
+    {"Attention", kFloats, kAllIsas, OnnxAttentionKernel},
     {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
     {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
     {"Cast", kAll, kPortable, CastKernel},
@@ -138,6 +141,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Or", kBool, kPortable, OrKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
+    {"RMSNormalization", kFloats, kPortable, RMSNormalizationKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},
@@ -152,6 +156,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
+    {"RotaryEmbedding", kF32 | kF16 | kBF16, kPortable, RotaryEmbeddingKernel},
     {"Round", kFloats, kPortable, RoundKernel},
     {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
     {"ScatterND", kAll, kPortable, ScatterNDKernel},

@@ -34,6 +34,14 @@ void AttributeToInput1(OpsetAdapter& adapter, size_t index, const std::string& n
 
 void AxesToInput(OpsetAdapter& adapter, size_t index) { AttributeToInput1(adapter, index, "axes"); }
 
+// Attention makes its qk_matmul_output (Sq x T scores per head) only when
+// the node has that output; the kernel cannot see its output count, so it
+// is told through the Loom attribute loom_outputs.
+void AttentionOutputCount(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  node.attributes["loom_outputs"] = static_cast<int64_t>(node.outputs.size());
+}
+
 // Opsets 11-17 split into equal parts when no sizes are given, as many as
 // the node has outputs; the kernel cannot see its output count, so it is
 // told through opset 18's num_outputs.
@@ -396,6 +404,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Asinh", 9, 22, nullptr, kTypesOnly},
     {"Atan", 7, 22, nullptr, kTypesOnly},
     {"Atanh", 9, 22, nullptr, kTypesOnly},
+    {"Attention", 23, 24, AttentionOutputCount,
+     "nonpad_kv_seqlen from 24; the node's output count is told to the kernel (loom_outputs)"},
     {"AveragePool", 1, 22, nullptr,
      "count_include_pad from 7 (default 0: version 1's behaviour), ceil_mode 10, dilations 19"},
     {"BatchNormalization", 6, 6, BatchNorm6ToNewest,
@@ -482,6 +492,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
     {"Pow", 1, 1, LegacyBroadcast, kLegacyBroadcast},
     {"Pow", 7, 15, nullptr, "the exponent's type may differ from 12; types"},
+    {"RMSNormalization", 23, 23, nullptr, kNewest},
     {"Range", 11, 11, nullptr, kNewest},
     {"Reciprocal", 6, 13, nullptr, kTypesOnly},
     {"ReduceL1", 1, 13, AxesToInput, kAxesAttribute},
@@ -510,6 +521,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "roi/scales optional from 13; antialias, axes and keep_aspect_ratio_policy (defaults: the "
      "older behaviour) from 18; half_pixel_symmetric from 19; tf_half_pixel_for_nn (11 only) is "
      "supported"},
+    {"RotaryEmbedding", 23, 23, nullptr, kNewest},
     {"Round", 11, 22, nullptr, kTypesOnly},
     {"Scatter", 9, 9, ScatterToScatterElements, "ScatterElements-11 under its old name"},
     {"Scatter", 11, 11, nullptr,

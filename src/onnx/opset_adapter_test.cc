@@ -227,3 +227,32 @@ TEST(OpsetAdapter, SoftmaxAtOpset13IsUntouched) {
 
 }  // namespace
 }  // namespace loom::onnx_import::testing
+
+namespace loom::onnx_import::testing {
+namespace {
+
+TEST(OpsetAdapter, AttentionLearnsItsOutputCount) {
+  // Two Attention nodes on the same inputs: one with Y only (the fused
+  // path), one with the qk_matmul_output too (the plain path); same Y.
+  TestModel m(23);
+  for (const char* name : {"q", "k", "v"}) m.Input(name, kFloat, {1, 2, 3, 4});
+  m.Node("Attention", {"q", "k", "v"}, {"y"}, "fused");
+  m.Node("Attention", {"q", "k", "v"}, {"y2", "", "", "qk"}, "plain");
+  m.Output("y", kFloat, {1, 2, 3, 4});
+  m.Output("y2", kFloat, {1, 2, 3, 4});
+  m.Output("qk", kFloat, {1, 2, 3, 3});
+  Graph g = load_onnx_model_from_bytes(m.Serialize());
+  EXPECT_EQ(std::get<int64_t>(g.find_node("fused")->attributes.at("loom_outputs")), 1);
+  EXPECT_EQ(std::get<int64_t>(g.find_node("plain")->attributes.at("loom_outputs")), 4);
+  std::vector<float> values(24);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<float>(i));
+  const Tensor t = Tensor::from_vector<float>({1, 2, 3, 4}, values);
+  Session session(std::move(g));
+  const std::vector<Tensor> out = session.run({{"q", t}, {"k", t}, {"v", t}});
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(Values(out[0]), Values(out[1]));
+  EXPECT_EQ(out[2].shape(), Shape({1, 2, 3, 3}));
+}
+
+}  // namespace
+}  // namespace loom::onnx_import::testing

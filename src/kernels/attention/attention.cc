@@ -52,19 +52,20 @@ class AttentionRun {
         v_in_place_(g.v_depth == v_pad_),
         q_blocks_((g.q_len + kAttentionQueryBlock - 1) / kAttentionQueryBlock),
         k_blocks_((g.k_len + kAttentionKeyBlock - 1) / kAttentionKeyBlock),
-        packed_keys_(static_cast<size_t>(g.batch * g.heads * k_blocks_ * g.depth * key_pad_)) {}
+        packed_keys_(static_cast<size_t>(g.batch * g.kv_heads * k_blocks_ * g.depth * key_pad_)) {}
 
   int64_t units() const { return g_.batch * g_.heads * q_blocks_; }
-  int64_t key_blocks() const { return g_.batch * g_.heads * k_blocks_; }
+  int64_t key_blocks() const { return g_.batch * g_.kv_heads * k_blocks_; }
 
-  // Packs key blocks [begin, end) of all (batch, head): each query block
-  // reads every key block, so K is transposed once, not once per unit.
+  // Packs key blocks [begin, end) of all (batch, K head): each query block
+  // reads every key block, so K is transposed once, not once per unit (nor
+  // per query head sharing it).
   void PackKeyBlocks(int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) {
       const int64_t bh = u / k_blocks_;
       const int64_t k0 = (u % k_blocks_) * kAttentionKeyBlock;
       const int64_t keys = std::min(kAttentionKeyBlock, g_.k_len - k0);
-      PackKeys(bh / g_.heads, bh % g_.heads, k0, keys, RoundUp(keys, mk_.lanes),
+      PackKeys(bh / g_.kv_heads, bh % g_.kv_heads, k0, keys, RoundUp(keys, mk_.lanes),
                packed_keys_.data() + u * g_.depth * key_pad_);
     }
   }
@@ -89,17 +90,18 @@ class AttentionRun {
     std::fill(s.acc.begin(), s.acc.begin() + rows * v_pad_, 0.0f);
     std::fill(s.max.begin(), s.max.begin() + rows, -kInfinity);
     std::fill(s.sum.begin(), s.sum.begin() + rows, 0.0f);
-    // Causal: query i sees keys j <= i, so the block's last row sees keys
-    // below q0 + rows.
-    const int64_t key_end = g_.causal ? std::min(g_.k_len, q0 + rows) : g_.k_len;
+    // Causal: query i sees keys j <= i + offset, so the block's last row
+    // sees keys below q0 + rows + offset.
+    const int64_t key_end = g_.causal ? std::min(g_.k_len, q0 + rows + g_.causal_offset) : g_.k_len;
+    const int64_t kv_h = g_.KvHead(h);
     for (int64_t k0 = 0; k0 < key_end; k0 += kAttentionKeyBlock) {
       const int64_t keys = std::min(kAttentionKeyBlock, key_end - k0);
       // The packed block's width: its keys up to Sk, not up to key_end.
       const int64_t cols = RoundUp(std::min(kAttentionKeyBlock, g_.k_len - k0), mk_.lanes);
       const float* kt =
           packed_keys_.data() +
-          ((b * g_.heads + h) * k_blocks_ + k0 / kAttentionKeyBlock) * g_.depth * key_pad_;
-      const float* v = PackValues(b, h, k0, keys, s.v.data());
+          ((b * g_.kv_heads + kv_h) * k_blocks_ + k0 / kAttentionKeyBlock) * g_.depth * key_pad_;
+      const float* v = PackValues(b, kv_h, k0, keys, s.v.data());
       const int64_t v_stride = v_in_place_ ? g_.v.seq : v_pad_;
       mk_.scores(q, g_.q.seq, rows, g_.depth, kt, cols, s.scores.data(), key_pad_);
       for (int64_t r = 0; r < rows; ++r) {
@@ -122,7 +124,7 @@ class AttentionRun {
     }
   }
 
-  // kt[d * cols + j] = K[k0 + j][d]; columns keys..cols are zero. Row by
+  // kt[d * cols + j] = K[k0 + j][d] of K head h; columns keys..cols are zero. Row by
   // row of kt: contiguous stores, strided loads (two load ports, one store).
   void PackKeys(int64_t b, int64_t h, int64_t k0, int64_t keys, int64_t cols, float* kt) const {
     const float* k = k_ + b * g_.k.batch + h * g_.k.head + k0 * g_.k.seq;
@@ -134,7 +136,7 @@ class AttentionRun {
     }
   }
 
-  // V's rows k0..k0+keys: in place (g_.v.seq apart) when possible, else
+  // V head h's rows k0..k0+keys: in place (g_.v.seq apart) when possible, else
   // copied into `scratch`, v_pad_ floats apart and zero-padded.
   const float* PackValues(int64_t b, int64_t h, int64_t k0, int64_t keys, float* scratch) const {
     const float* v = v_ + b * g_.v.batch + h * g_.v.head + k0 * g_.v.seq;
@@ -153,7 +155,8 @@ class AttentionRun {
   // softmax_row; the others are scaled and masked here first.
   void SoftmaxStep(int64_t b, int64_t h, int64_t i, int64_t k0, int64_t keys, float* scores,
                    float& max, float& sum, float* acc) const {
-    const int64_t visible = g_.causal ? std::clamp<int64_t>(i - k0 + 1, 0, keys) : keys;
+    const int64_t visible =
+        g_.causal ? std::clamp<int64_t>(i + g_.causal_offset - k0 + 1, 0, keys) : keys;
     const bool plain_mask = mask_b_ == nullptr && (mask_f_ == nullptr || g_.mask_key_stride == 1);
     if (plain_mask && visible == keys) {
       const float* add =
@@ -175,7 +178,7 @@ class AttentionRun {
     } else {
       for (int64_t j = 0; j < keys; ++j) x[j] *= scale;
     }
-    // Causal: keys past i (j > i - k0 in this block) are excluded.
+    // Causal: keys past i + offset (j > i + offset - k0 in this block) are excluded.
     std::fill(x + visible, x + keys, -kInfinity);
     mk_.softmax_row(x, keys, 1.0f, nullptr, &max, &sum, acc, v_pad_);
   }

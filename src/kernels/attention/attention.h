@@ -11,9 +11,11 @@
 //     Q     float32 [B, H, Sq, D]   (q_layout "bhsd", the default)
 //                or [B, Sq, H, D]   (q_layout "bshd": the Reshape output
 //                                    before the exporter's Transpose)
-//     K     float32 [B, H, Sk, D] or [B, Sk, H, D] (k_layout); not Kᵀ: the
-//           pass reads K from before the transposes that made Kᵀ
-//     V     float32 [B, H, Sk, Dv] or [B, Sk, H, Dv] (v_layout)
+//     K     float32 [B, Hk, Sk, D] or [B, Sk, Hk, D] (k_layout); not Kᵀ: the
+//           pass reads K from before the transposes that made Kᵀ. Hk
+//           divides H: query head h reads K/V head h / (H / Hk)
+//           (grouped-query attention; Hk = H in the fusion pass's graphs)
+//     V     float32 [B, Hk, Sk, Dv] or [B, Sk, Hk, Dv] (v_layout)
 //     mask  optional, broadcastable (NumPy, unidirectional) to
 //           [B, H, Sq, Sk]: float32 is added to the scaled scores; bool
 //           keeps a score where true and replaces it by `mask_fill` where
@@ -21,8 +23,11 @@
 //     Y     float32 [B, H, Sq, Dv] (output_layout "bhsd") or [B, Sq, H, Dv]
 //   attributes
 //     scale       float, default 1/sqrt(D): scores = scale * Q·Kᵀ
-//     causal      int, default 0; 1 excludes key j from query i when j > i
-//                 (top-left aligned, as torch's is_causal), after the mask
+//     causal      int, default 0; 1 excludes key j from query i when
+//                 j > i + causal_offset (top-left aligned, as torch's
+//                 is_causal, with the default offset 0), after the mask
+//     causal_offset  int >= 0, default 0: the keys before the queries (a
+//                 past cache), as ONNX Attention's causal mask with past
 //     mask_fill   float, default -inf: the score a false bool mask leaves
 //     q_layout, k_layout, v_layout, output_layout   "bhsd" | "bshd"
 //

@@ -57,7 +57,9 @@ AttentionGeometry ReadAttentionGeometry(const Attributes& attrs, const Tensor& q
   const Operand ko = ReadOperand(k.shape(), SequenceMajor(attrs, "k_layout"));
   const Operand vo = ReadOperand(v.shape(), SequenceMajor(attrs, "v_layout"));
   const bool y_sequence_major = SequenceMajor(attrs, "output_layout");
-  if (ko.batch != qo.batch || ko.heads != qo.heads || ko.last != qo.last) {
+  // K's heads may divide Q's (grouped-query attention); none when Q has none.
+  const bool heads_fit = qo.heads == 0 ? ko.heads == 0 : ko.heads > 0 && qo.heads % ko.heads == 0;
+  if (ko.batch != qo.batch || ko.last != qo.last || (!heads_fit && ko.heads != qo.heads)) {
     ThrowKernelError(kOp, "input 'K' must have Q's batch " + std::to_string(qo.batch) + ", heads " +
                               std::to_string(qo.heads) + " and depth " + std::to_string(qo.last) +
                               " in its layout" + Got(k));
@@ -70,6 +72,7 @@ AttentionGeometry ReadAttentionGeometry(const Attributes& attrs, const Tensor& q
   AttentionGeometry g;
   g.batch = qo.batch;
   g.heads = qo.heads;
+  g.kv_heads = ko.heads;
   g.q_len = qo.seq;
   g.k_len = ko.seq;
   g.depth = qo.last;
@@ -89,6 +92,11 @@ AttentionGeometry ReadAttentionGeometry(const Attributes& attrs, const Tensor& q
     ThrowKernelError(kOp, "attribute 'causal' must be 0 or 1 (got " + std::to_string(causal) + ")");
   }
   g.causal = causal == 1;
+  g.causal_offset = attrs.get_int("causal_offset", 0);
+  if (g.causal_offset < 0) {
+    ThrowKernelError(kOp, "attribute 'causal_offset' must be >= 0 (got " +
+                              std::to_string(g.causal_offset) + ")");
+  }
   g.mask_fill = attrs.get_float("mask_fill", -std::numeric_limits<float>::infinity());
 
   if (mask != nullptr) {

@@ -25,7 +25,8 @@ Tensor AttentionReference(const Attributes& attrs, const Tensor& q, const Tensor
         const float* qi = qd + b * g.q.batch + h * g.q.head + i * g.q.seq;
         double max = -inf;
         for (int64_t j = 0; j < g.k_len; ++j) {
-          const float* kj = kd + b * g.k.batch + h * g.k.head + j * g.k.seq;
+          const float* kj =
+              kd + b * g.k.batch + (h / (g.heads / g.kv_heads)) * g.k.head + j * g.k.seq;
           double dot = 0;
           for (int64_t d = 0; d < g.depth; ++d) dot += double{qi[d]} * double{kj[d]};
           double score = dot * double{g.scale};
@@ -37,7 +38,7 @@ Tensor AttentionReference(const Attributes& attrs, const Tensor& q, const Tensor
               score += g.mask->data<float>()[at];
             }
           }
-          if (g.causal && j > i) score = -inf;
+          if (g.causal && j > i + g.causal_offset) score = -inf;
           s[static_cast<size_t>(j)] = score;
           if (score > max) max = score;
         }
@@ -51,8 +52,10 @@ Tensor AttentionReference(const Attributes& attrs, const Tensor& q, const Tensor
         for (int64_t c = 0; c < g.v_depth; ++c) {
           double acc = 0;
           for (int64_t j = 0; j < g.k_len; ++j) {
-            acc += s[static_cast<size_t>(j)] *
-                   double{vd[b * g.v.batch + h * g.v.head + j * g.v.seq + c]};
+            acc +=
+                s[static_cast<size_t>(j)] *
+                double{
+                    vd[b * g.v.batch + (h / (g.heads / g.kv_heads)) * g.v.head + j * g.v.seq + c]};
           }
           yi[c] = g.k_len == 0 ? 0.0f : static_cast<float>(acc / sum);
         }

@@ -151,6 +151,25 @@ TEST(Attention, MaskBroadcastsFromLowerRanks) {
   }
 }
 
+TEST(Attention, GroupedHeadsAndCausalOffset) {
+  // 6 query heads over 2 or 3 K/V heads (each read by 3 or 2 query heads);
+  // a causal limit shifted by a past of 0, 5 and 70 keys (past two blocks).
+  for (int64_t kv_heads : {2, 3, 6}) {
+    for (int64_t offset : {0, 5, 70}) {
+      SCOPED_TRACE("kv heads " + std::to_string(kv_heads) + " offset " + std::to_string(offset));
+      const int64_t q_len = 9, k_len = q_len + offset;
+      const Tensor q = RandomTensor(DType::kFloat32, Shape({2, 6, q_len, 16}), 1);
+      const Tensor k = RandomTensor(DType::kFloat32, Shape({2, kv_heads, k_len, 16}), 2);
+      const Tensor v = RandomTensor(DType::kFloat32, Shape({2, kv_heads, k_len, 24}), 3);
+      Attributes attrs;
+      attrs.set("causal", int64_t{1}).set("causal_offset", offset);
+      ExpectMatchesReference(attrs, q, k, v, nullptr);
+      const Tensor mask = RandomTensor(DType::kFloat32, Shape({q_len, k_len}), 4, -3.0, 1.0);
+      ExpectMatchesReference(attrs, q, k, v, &mask);
+    }
+  }
+}
+
 TEST(Attention, FullyMaskedRowsMatchTheUnfusedSoftmax) {
   const Problem p{1, 2, 5, 130, 32, 32};
   const Tensor q = RandomTensor(DType::kFloat32, OperandShape(p, p.q_len, p.depth), 1);
