@@ -12,6 +12,8 @@ target_sources(loom_graph PRIVATE
   type_rules_reduce.cc
   type_rules_resize.cc
   type_rules_shape_ops.cc
+  type_rules_signal.cc
+  type_rules_vision.cc
 )
 
 loom_add_test(NAME loom_graph_test
@@ -20,4 +22,5 @@ loom_add_test(NAME loom_graph_test
           type_rules_copy_ops_test.cc type_rules_elementwise_test.cc type_rules_index_ops_test.cc
           type_rules_nn_test.cc
           type_rules_reduce_test.cc type_rules_shape_ops_test.cc
+          type_rules_signal_test.cc type_rules_vision_test.cc
   LIBS loom_graph LABELS graph)

@@ -7,6 +7,7 @@
 #include "kernels/attention/attention.h"
 #include "kernels/conv.h"
 #include "kernels/conv_transpose.h"
+#include "kernels/einsum/einsum.h"
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_math.h"
 #include "kernels/matmul.h"
@@ -16,6 +17,8 @@
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
+#include "kernels/signal/signal.h"
+#include "kernels/vision/vision.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -54,6 +57,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Acos", kFloats, kPortable, AcosKernel},
     {"Acosh", kFloats, kPortable, AcoshKernel},
     {"Add", kNumeric, kPortable, AddKernel},
+    {"AffineGrid", kF32 | kF64, kPortable, AffineGridKernel},
     {"And", kBool, kPortable, AndKernel},
     {"ArgMax", kArgReduceTypes, kAllIsas, ArgMaxKernel},
     {"ArgMin", kArgReduceTypes, kAllIsas, ArgMinKernel},
@@ -63,6 +67,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Atanh", kFloats, kPortable, AtanhKernel},
     {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
     {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
+    {"BlackmanWindow", kI32 | kI64, kPortable, BlackmanWindowKernel},
     {"Cast", kAll, kPortable, CastKernel},
     {"CastLike", kAll, kPortable, CastLikeKernel},
     {"Ceil", kFloats, kPortableAvx2, CeilKernel},
@@ -77,8 +82,11 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Cos", kFloats, kPortable, CosKernel},
     {"Cosh", kFloats, kPortable, CoshKernel},
     {"CumSum", kFloats | kI32 | kI64, kPortable, CumSumKernel},
+    {"DFT", kF32 | kF64, kPortable, DftKernel},
+    {"DeformConv", kF32, kAllIsas, DeformConvKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
     {"Div", kNumeric, kPortable, DivKernel},
+    {"Einsum", kNumeric & ~(kF16 | kBF16), kAllIsas, EinsumKernel},
     {"Elu", kFloats, kPortable, EluKernel},
     {"Equal", kAll, kPortable, EqualKernel},
     {"Erf", kFloats, kPortableAvx2, ErfKernel},
@@ -97,6 +105,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"GlobalMaxPool", kF32 | kF64, kPortableAvx2, GlobalMaxPoolKernel},
     {"Greater", kNumeric, kPortable, GreaterKernel},
     {"GreaterOrEqual", kNumeric, kPortable, GreaterOrEqualKernel},
+    {"GridSample", kF32 | kF64, kPortable, GridSampleKernel},
+    {"HammingWindow", kI32 | kI64, kPortable, HammingWindowKernel},
+    {"HannWindow", kI32 | kI64, kPortable, HannWindowKernel},
     {"HardSigmoid", kFloats, kPortableAvx2, HardSigmoidKernel},
     {"HardSwish", kFloats, kPortableAvx2, HardSwishKernel},
     {"Hardmax", kFloats, kPortable, HardmaxKernel},
@@ -117,6 +128,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
+    {"MelWeightMatrix", kI32 | kI64, kPortable, MelWeightMatrixKernel},
     {"Min", kNumeric, kPortable, MinKernel},
     {"Mish", kFloats, kPortable, MishKernel},
     {"Mod", kNumeric, kPortable, ModKernel},
@@ -132,6 +144,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"NchwcReorderInput", kF32, kPortable, NchwcReorderInputKernel},
     {"NchwcReorderOutput", kF32, kPortable, NchwcReorderOutputKernel},
     {"Neg", kFloats | kI8 | kI16 | kI32 | kI64, kPortable, NegKernel},
+    {"NonMaxSuppression", kF32, kPortable, NonMaxSuppressionKernel},
     {"NonZero", kAll, kPortable, NonZeroKernel},
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
@@ -152,7 +165,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
+    {"RoiAlign", kF32 | kF64, kPortable, RoiAlignKernel},
     {"Round", kFloats, kPortable, RoundKernel},
+    {"STFT", kF32 | kF64, kPortable, StftKernel},
     {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
     {"ScatterND", kAll, kPortable, ScatterNDKernel},
     {"Selu", kFloats, kPortable, SeluKernel},
