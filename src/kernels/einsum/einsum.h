@@ -11,8 +11,8 @@
 // labels still needed (batch), the summed shared labels (K) and each side's
 // own labels (M, N) into place: float32 through Loom's GEMM (f32_gemm),
 // other types through a plain loop. A final transpose gives the output's
-// label order. Float types accumulate in their own type (float64 for the
-// plain loop over float32 when no GEMM applies); integers wrap.
+// label order. Every type accumulates in its own type (f32_gemm's float32
+// for float32); integers wrap.
 //
 // Parallelism: the float32 products run through f32_gemm on ctx.pool; the
 // other steps are serial (Einsum is rare in inference graphs and its
