@@ -136,6 +136,19 @@ TEST(Stft, FramesAreWindowedDfts) {
             Shape({2, 3, 4, 2}));
 }
 
+TEST(Dft, EmptyBatchAndPrimeLength) {
+  const Tensor empty = Tensor::from_vector<float>({0, 5, 1}, {});
+  const Tensor axis = Int64Scalar(1);
+  EXPECT_EQ(CallSingleOutput(DftKernel, {&empty, nullptr, &axis}).shape(), Shape({0, 5, 2}));
+  // A constant signal of prime length 13 (Bluestein): all energy in bin 0.
+  const Tensor ones = Tensor::from_vector<double>({13, 1}, std::vector<double>(13, 1.0));
+  const Tensor axis0 = Int64Scalar(0);
+  const std::vector<double> y =
+      TensorValues<double>(CallSingleOutput(DftKernel, {&ones, nullptr, &axis0}));
+  EXPECT_NEAR(y[0], 13.0, 1e-12);
+  for (size_t i = 1; i < y.size(); ++i) EXPECT_NEAR(y[i], 0.0, 1e-12) << i;
+}
+
 TEST(Dft, Errors) {
   const Tensor x = Tensor::from_vector<float>({4, 3}, std::vector<float>(12, 0));
   EXPECT_NE(KernelErrorOf(DftKernel, {&x}).find("DFT: input 'input'"), std::string::npos);

@@ -69,6 +69,17 @@ TEST(NonMaxSuppression, MatchesReferenceAcrossThreads) {
   }
 }
 
+TEST(NonMaxSuppression, NoBoxesOrClasses) {
+  const Tensor max_out = Tensor::from_vector<int64_t>({1}, {3});
+  const Tensor boxes = Tensor::from_vector<float>({2, 0, 4}, {});
+  const Tensor scores = Tensor::from_vector<float>({2, 3, 0}, {});
+  EXPECT_EQ(CallSingleOutput(NonMaxSuppressionKernel, {&boxes, &scores, &max_out}).shape(),
+            Shape({0, 3}));
+  const Tensor no_classes = Tensor::from_vector<float>({1, 0, 6}, {});
+  EXPECT_EQ(CallSingleOutput(NonMaxSuppressionKernel, {&kBoxes, &no_classes, &max_out}).shape(),
+            Shape({0, 3}));
+}
+
 TEST(NonMaxSuppression, Errors) {
   const Tensor boxes3 = Tensor::from_vector<float>({1, 1, 3}, {0, 0, 1});
   EXPECT_NE(KernelErrorOf(NonMaxSuppressionKernel, {&boxes3, &kScores})
