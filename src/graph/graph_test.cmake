@@ -13,6 +13,8 @@ target_sources(loom_graph PRIVATE
   type_rules_resize.cc
   type_rules_shape_ops.cc
   type_rules_transformer.cc
+  type_rules_signal.cc
+  type_rules_vision.cc
 )
 
 loom_add_test(NAME loom_graph_test
@@ -22,4 +24,5 @@ loom_add_test(NAME loom_graph_test
           type_rules_nn_test.cc
           type_rules_reduce_test.cc type_rules_shape_ops_test.cc
           type_rules_transformer_test.cc
+          type_rules_signal_test.cc type_rules_vision_test.cc
   LIBS loom_graph LABELS graph)

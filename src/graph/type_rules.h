@@ -17,6 +17,9 @@
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
 //   type_rules_transformer.cc  RMSNormalization, RotaryEmbedding, Attention
+//   type_rules_vision.cc       GridSample, AffineGrid, RoiAlign, DeformConv,
+//                              NonMaxSuppression, Einsum
+//   type_rules_signal.cc       DFT, STFT, Hann/Hamming/BlackmanWindow, MelWeightMatrix
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -267,6 +270,21 @@ std::vector<TensorType> InferTrilu(const NodeTypeContext& ctx);
 std::vector<TensorType> InferEyeLike(const NodeTypeContext& ctx);
 // DepthToSpace and SpaceToDepth.
 std::vector<TensorType> InferDepthSpace(const NodeTypeContext& ctx);
+
+// type_rules_vision.cc
+std::vector<TensorType> InferGridSample(const NodeTypeContext& ctx);
+std::vector<TensorType> InferNonMaxSuppression(const NodeTypeContext& ctx);
+std::vector<TensorType> InferAffineGrid(const NodeTypeContext& ctx);
+std::vector<TensorType> InferRoiAlign(const NodeTypeContext& ctx);
+std::vector<TensorType> InferDeformConv(const NodeTypeContext& ctx);
+std::vector<TensorType> InferEinsum(const NodeTypeContext& ctx);
+
+// type_rules_signal.cc
+std::vector<TensorType> InferDft(const NodeTypeContext& ctx);
+std::vector<TensorType> InferStft(const NodeTypeContext& ctx);
+// HannWindow, HammingWindow and BlackmanWindow.
+std::vector<TensorType> InferWindow(const NodeTypeContext& ctx);
+std::vector<TensorType> InferMelWeightMatrix(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

@@ -8,6 +8,7 @@
 #include "kernels/attention/onnx_attention.h"
 #include "kernels/conv.h"
 #include "kernels/conv_transpose.h"
+#include "kernels/einsum/einsum.h"
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_math.h"
 #include "kernels/matmul.h"
@@ -18,6 +19,8 @@
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
 #include "kernels/transformer/transformer.h"
+#include "kernels/signal/signal.h"
+#include "kernels/vision/vision.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -56,6 +59,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Acos", kFloats, kPortable, AcosKernel},
     {"Acosh", kFloats, kPortable, AcoshKernel},
     {"Add", kNumeric, kPortable, AddKernel},
+    {"AffineGrid", kF32 | kF64, kPortable, AffineGridKernel},
     {"And", kBool, kPortable, AndKernel},
     {"ArgMax", kArgReduceTypes, kAllIsas, ArgMaxKernel},
     {"ArgMin", kArgReduceTypes, kAllIsas, ArgMinKernel},
@@ -66,6 +70,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Attention", kFloats, kAllIsas, OnnxAttentionKernel},
     {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
     {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
+    {"BlackmanWindow", kI32 | kI64, kPortable, BlackmanWindowKernel},
     {"Cast", kAll, kPortable, CastKernel},
     {"CastLike", kAll, kPortable, CastLikeKernel},
     {"Ceil", kFloats, kPortableAvx2, CeilKernel},
@@ -80,8 +85,11 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Cos", kFloats, kPortable, CosKernel},
     {"Cosh", kFloats, kPortable, CoshKernel},
     {"CumSum", kFloats | kI32 | kI64, kPortable, CumSumKernel},
+    {"DFT", kF32 | kF64, kPortable, DftKernel},
+    {"DeformConv", kF32, kAllIsas, DeformConvKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
     {"Div", kNumeric, kPortable, DivKernel},
+    {"Einsum", kNumeric & ~(kF16 | kBF16), kAllIsas, EinsumKernel},
     {"Elu", kFloats, kPortable, EluKernel},
     {"Equal", kAll, kPortable, EqualKernel},
     {"Erf", kFloats, kPortableAvx2, ErfKernel},
@@ -100,6 +108,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"GlobalMaxPool", kF32 | kF64, kPortableAvx2, GlobalMaxPoolKernel},
     {"Greater", kNumeric, kPortable, GreaterKernel},
     {"GreaterOrEqual", kNumeric, kPortable, GreaterOrEqualKernel},
+    {"GridSample", kF32 | kF64, kPortable, GridSampleKernel},
+    {"HammingWindow", kI32 | kI64, kPortable, HammingWindowKernel},
+    {"HannWindow", kI32 | kI64, kPortable, HannWindowKernel},
     {"HardSigmoid", kFloats, kPortableAvx2, HardSigmoidKernel},
     {"HardSwish", kFloats, kPortableAvx2, HardSwishKernel},
     {"Hardmax", kFloats, kPortable, HardmaxKernel},
@@ -120,6 +131,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
+    {"MelWeightMatrix", kI32 | kI64, kPortable, MelWeightMatrixKernel},
     {"Min", kNumeric, kPortable, MinKernel},
     {"Mish", kFloats, kPortable, MishKernel},
     {"Mod", kNumeric, kPortable, ModKernel},
@@ -135,6 +147,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"NchwcReorderInput", kF32, kPortable, NchwcReorderInputKernel},
     {"NchwcReorderOutput", kF32, kPortable, NchwcReorderOutputKernel},
     {"Neg", kFloats | kI8 | kI16 | kI32 | kI64, kPortable, NegKernel},
+    {"NonMaxSuppression", kF32, kPortable, NonMaxSuppressionKernel},
     {"NonZero", kAll, kPortable, NonZeroKernel},
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
@@ -156,8 +169,10 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
+    {"RoiAlign", kF32 | kF64, kPortable, RoiAlignKernel},
     {"RotaryEmbedding", kF32 | kF16 | kBF16, kPortable, RotaryEmbeddingKernel},
     {"Round", kFloats, kPortable, RoundKernel},
+    {"STFT", kF32 | kF64, kPortable, StftKernel},
     {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
     {"ScatterND", kAll, kPortable, ScatterNDKernel},
     {"Selu", kFloats, kPortable, SeluKernel},

@@ -115,6 +115,32 @@ void TopKAttributeToInput(OpsetAdapter& adapter, size_t index) {
   same.inputs[1] = constant;
 }
 
+// DFT-17 has the axis as an int attribute (default 1); from 20 it is
+// input 2 (default -2), so it moves there with 17's default.
+void DftAxisToInput(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  int64_t axis = 1;
+  if (auto it = node.attributes.find("axis"); it != node.attributes.end()) {
+    if (!std::holds_alternative<int64_t>(it->second)) {
+      throw InvalidArgumentError("node '" + node.name +
+                                 "' (DFT version 17): attribute 'axis' must be an int");
+    }
+    axis = std::get<int64_t>(it->second);
+    node.attributes.erase(it);
+  }
+  const std::string constant = adapter.AddInt64Constant(node.name + "/axis", {axis});
+  Node& same = adapter.node(index);
+  if (same.inputs.size() < 3) same.inputs.resize(3);
+  same.inputs[2] = constant;
+}
+
+// RoiAlign-10 has no coordinate_transformation_mode and behaves as 16's
+// output_half_pixel; 16's default is half_pixel, so the mode is set.
+void RoiAlignOutputHalfPixel(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  node.attributes["coordinate_transformation_mode"] = std::string("output_half_pixel");
+}
+
 // OneHot-9 leaves a row all off_value for an index outside [0, depth);
 // from 11 an index in [-depth, -1] counts from the end. The version-9
 // result is the newest one with the rows of negative indices put back to
@@ -395,6 +421,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Acosh", 9, 22, nullptr, kTypesOnly},
     {"Add", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Add", 7, 14, nullptr, kTypesOnly},
+    {"AffineGrid", 20, 20, nullptr, kNewest},
     {"And", 7, 7, nullptr, kNewest},
     {"ArgMax", 1, 13, nullptr,
      "negative axis from 11, select_last_index (default 0: the older behaviour) from 12"},
@@ -414,6 +441,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "the spatial attribute: 1 (default) is the later form, 0 is refused"},
     {"BatchNormalization", 9, 15, nullptr,
      "training_mode from 14 (default 0; the kernel refuses 1); types at 15"},
+    {"BlackmanWindow", 17, 17, nullptr, kNewest},
     {"Cast", 6, 24, nullptr,
      "string types from 9; saturate (19) and round_mode (24) concern only float8 types, which "
      "Loom does not have"},
@@ -434,10 +462,14 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Cos", 7, 22, nullptr, kTypesOnly},
     {"Cosh", 9, 22, nullptr, kTypesOnly},
     {"CumSum", 11, 14, nullptr, kTypesOnly},
+    {"DFT", 17, 17, DftAxisToInput, "axis is an attribute (default 1) until 20: moved to input 2"},
+    {"DFT", 20, 20, nullptr, kNewest},
+    {"DeformConv", 19, 22, nullptr, "types at 22"},
     {"DepthToSpace", 1, 13, nullptr, "mode from 11 (default DCR: version 1's order); types"},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Div", 7, 14, nullptr, kTypesOnly},
     {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
+    {"Einsum", 12, 12, nullptr, kNewest},
     {"Elu", 6, 22, nullptr, kTypesOnly},
     {"Equal", 7, 19, nullptr, kTypesOnly},
     {"Erf", 9, 13, nullptr, kTypesOnly},
@@ -456,6 +488,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"GlobalMaxPool", 1, 22, nullptr, kTypesOnly},
     {"Greater", 7, 13, nullptr, kTypesOnly},
     {"GreaterOrEqual", 12, 16, nullptr, kTypesOnly},
+    {"GridSample", 16, 16, nullptr,
+     "4-D only; modes bilinear and bicubic are named linear and cubic from 20 (the kernel takes "
+     "both names)"},
+    {"GridSample", 20, 22, nullptr, "types at 22"},
+    {"HammingWindow", 17, 17, nullptr, kNewest},
+    {"HannWindow", 17, 17, nullptr, kNewest},
     {"HardSigmoid", 6, 22, nullptr, kTypesOnly},
     {"HardSwish", 14, 22, nullptr, kTypesOnly},
     {"Hardmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
@@ -475,12 +513,14 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Max", 6, 13, nullptr, kNoBroadcast},
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
+    {"MelWeightMatrix", 17, 17, nullptr, kNewest},
     {"Min", 6, 13, nullptr, kNoBroadcast},
     {"Mish", 18, 22, nullptr, kTypesOnly},
     {"Mod", 10, 13, nullptr, kTypesOnly},
     {"Mul", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Mul", 7, 14, nullptr, kTypesOnly},
     {"Neg", 6, 13, nullptr, kTypesOnly},
+    {"NonMaxSuppression", 10, 11, nullptr, "11 only clarifies the definition"},
     {"NonZero", 9, 13, nullptr, kTypesOnly},
     {"Not", 1, 1, nullptr, kNewest},
     {"OneHot", 9, 9, OneHotNegativeIndicesOff,
@@ -521,8 +561,13 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "roi/scales optional from 13; antialias, axes and keep_aspect_ratio_policy (defaults: the "
      "older behaviour) from 18; half_pixel_symmetric from 19; tf_half_pixel_for_nn (11 only) is "
      "supported"},
+    {"RoiAlign", 10, 10, RoiAlignOutputHalfPixel,
+     "no coordinate_transformation_mode: output_half_pixel, set explicitly (16's default is "
+     "half_pixel)"},
+    {"RoiAlign", 16, 22, nullptr, "types at 22"},
     {"RotaryEmbedding", 23, 23, nullptr, kNewest},
     {"Round", 11, 22, nullptr, kTypesOnly},
+    {"STFT", 17, 17, nullptr, kNewest},
     {"Scatter", 9, 9, ScatterToScatterElements, "ScatterElements-11 under its old name"},
     {"Scatter", 11, 11, nullptr,
      "deprecated at opset 11, where it has no definition (ScatterElements replaces it)", true},
