@@ -13,6 +13,7 @@
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
 #include "kernels/pool.h"
+#include "kernels/quant/quant.h"
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
@@ -73,12 +74,15 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Constant", kAll, kPortable, ConstantKernel},
     {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
     {"Conv", kF32, kAllIsas, ConvKernel, PrepareConv},
+    {"ConvInteger", kI8 | kU8, kPortableAvx2, ConvIntegerKernel},
     {"ConvTranspose", kF32, kAllIsas, ConvTransposeKernel},
     {"Cos", kFloats, kPortable, CosKernel},
     {"Cosh", kFloats, kPortable, CoshKernel},
     {"CumSum", kFloats | kI32 | kI64, kPortable, CumSumKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
+    {"DequantizeLinear", kI8 | kU8 | kI16 | kU16 | kI32, kPortable, DequantizeLinearKernel},
     {"Div", kNumeric, kPortable, DivKernel},
+    {"DynamicQuantizeLinear", kF32, kPortable, DynamicQuantizeLinearKernel},
     {"Elu", kFloats, kPortable, EluKernel},
     {"Equal", kAll, kPortable, EqualKernel},
     {"Erf", kFloats, kPortableAvx2, ErfKernel},
@@ -114,6 +118,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // graph/passes/attention_fusion.cc.
     {"LoomAttention", kF32, kAllIsas, AttentionKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
+    {"MatMulInteger", kI8 | kU8, kPortableAvx2, MatMulIntegerKernel},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
@@ -138,6 +143,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Or", kBool, kPortable, OrKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
+    {"QLinearConv", kI8 | kU8, kPortableAvx2, QLinearConvKernel},
+    {"QLinearMatMul", kI8 | kU8, kPortableAvx2, QLinearMatMulKernel},
+    {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortable, QuantizeLinearKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},
