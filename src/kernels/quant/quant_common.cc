@@ -76,7 +76,10 @@ void StoreInt(Tensor& t, int64_t i, int32_t v) {
 QuantLayout ResolveQuantLayout(std::string_view op, const Shape& x, const Tensor& scale,
                                const Tensor* zero_point, std::string_view scale_name, int64_t axis,
                                int64_t block_size) {
-  if (zero_point != nullptr && zero_point->shape() != scale.shape()) {
+  // One value each counts as per tensor whatever the shapes ([] vs [1]: ONNX
+  // Runtime's quantizer writes such pairs).
+  if (zero_point != nullptr && zero_point->shape() != scale.shape() &&
+      !(zero_point->num_elements() == 1 && scale.num_elements() == 1 && block_size == 0)) {
     ThrowKernelError(op, "the zero point must have the shape of input '" + std::string(scale_name) +
                              "' " + scale.shape().to_string() + " (got " +
                              zero_point->shape().to_string() + ")");

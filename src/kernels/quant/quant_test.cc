@@ -152,9 +152,12 @@ TEST(QuantizeLinear, Errors) {
   EXPECT_NE(KernelErrorOf(QuantizeLinearKernel, {&x, &s2}).find("QuantizeLinear: input 'y_scale'"),
             std::string::npos);
   const Tensor s1 = Of<float>(Shape(), {1});
+  const Tensor s3 = Of<float>(Shape({3}), {1, 2, 3});
   const Tensor zp = Of<uint8_t>(Shape({1}), {0});
-  EXPECT_NE(KernelErrorOf(QuantizeLinearKernel, {&x, &s1, &zp}).find("zero point"),
+  EXPECT_NE(KernelErrorOf(QuantizeLinearKernel, {&x, &s3, &zp}).find("zero point"),
             std::string::npos);
+  // A scalar scale with a one-element zero point: per tensor.
+  EXPECT_EQ(KernelErrorOf(QuantizeLinearKernel, {&x, &s1, &zp}), "no error");
   EXPECT_NE(KernelErrorOf(QuantizeLinearKernel, {&x, &s1},
                           Attributes().set("output_dtype", int64_t{17}))  // FLOAT8E4M3FN
                 .find("is not supported"),

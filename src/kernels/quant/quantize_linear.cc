@@ -21,17 +21,33 @@ using quant::IntRange;
 using quant::QuantLayout;
 using quant::RoundTo;
 
-// Runs body(o, a, offset) for each row of `inner` elements of x, seen as
-// [outer, n, inner], in parallel: the serial loop over o and a.
+// Runs body(offset, count, param, step) over spans of x's elements in
+// parallel, where element offset + j reads parameter param + step * j: per
+// tensor, chunks of 4096 elements (param 0, step 0); per axis, rows of
+// `inner` (param a, step 0); blocked, rows of `inner` (step 1). The serial
+// loop: the spans in order.
 template <typename Body>
-void ForEachRow(const KernelContext& ctx, const QuantLayout& layout, Body body) {
+void ForEachSpan(const KernelContext& ctx, const QuantLayout& layout, Body body) {
+  if (layout.mode == QuantLayout::kPerTensor) {
+    constexpr int64_t kChunk = 4096;
+    const int64_t total = layout.n;
+    threading::ParallelFor(ctx.pool, (total + kChunk - 1) / kChunk, 2.0 * kChunk,
+                           [&](int64_t begin, int64_t end) {
+                             for (int64_t c = begin; c < end; ++c) {
+                               body(c * kChunk, std::min(kChunk, total - c * kChunk), 0, 0);
+                             }
+                           });
+    return;
+  }
   const int64_t rows = layout.outer * layout.n;
-  threading::ParallelFor(ctx.pool, rows, 2.0 * static_cast<double>(layout.inner),
-                         [&](int64_t begin, int64_t end) {
-                           for (int64_t r = begin; r < end; ++r) {
-                             body(r / layout.n, r % layout.n, r * layout.inner);
-                           }
-                         });
+  const bool blocked = layout.mode == QuantLayout::kBlocked;
+  threading::ParallelFor(
+      ctx.pool, rows, 2.0 * static_cast<double>(layout.inner), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const int64_t o = r / layout.n, a = r % layout.n;
+          body(r * layout.inner, layout.inner, layout.Index(o, a, 0), blocked ? 1 : 0);
+        }
+      });
 }
 
 // The dtype an ONNX output_dtype attribute names, or nullopt for 0 (unset).
@@ -93,26 +109,38 @@ std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attribu
   const IntRange range = quant::RangeOf(out_dtype);
 
   Tensor y = Tensor::uninitialized(out_dtype, x.shape());
-  const std::vector<float> xs =
-      x.dtype() == DType::kInt32 ? std::vector<float>() : quant::ReadFloats(x);
-  const int32_t* xi = x.dtype() == DType::kInt32 ? x.data<int32_t>() : nullptr;
-  ForEachRow(ctx, layout, [&](int64_t o, int64_t a, int64_t offset) {
-    for (int64_t i = 0; i < layout.inner; ++i) {
-      const int64_t p = layout.Index(o, a, i);
-      const float s = scales[static_cast<size_t>(p)];
-      double q;
-      if (xi != nullptr) {
-        // int32 / float: float64 (ONNX's reference), rounded to a narrower
-        // precision when one is asked for.
-        q = static_cast<double>(xi[offset + i]) / static_cast<double>(s);
-        if (precision == DType::kFloat16 || precision == DType::kBFloat16) {
-          q = RoundTo(precision, static_cast<float>(q));
+  const bool narrow = precision == DType::kFloat16 || precision == DType::kBFloat16;
+  VisitDType(x.dtype(), [&](auto xtag) {
+    using X = decltype(xtag);
+    if constexpr (std::is_same_v<X, float> || std::is_same_v<X, Float16> ||
+                  std::is_same_v<X, BFloat16> || std::is_same_v<X, int32_t>) {
+      const X* xp = x.data<X>();
+      VisitDType(out_dtype, [&](auto ytag) {
+        using Y = decltype(ytag);
+        if constexpr (std::is_same_v<Y, int8_t> || std::is_same_v<Y, uint8_t> ||
+                      std::is_same_v<Y, int16_t> || std::is_same_v<Y, uint16_t>) {
+          Y* yp = y.data<Y>();
+          ForEachSpan(ctx, layout, [&](int64_t offset, int64_t count, int64_t param, int64_t step) {
+            for (int64_t j = 0; j < count; ++j) {
+              const auto p = static_cast<size_t>(param + step * j);
+              const float s = scales[p];
+              double q;
+              if constexpr (std::is_same_v<X, int32_t>) {
+                // int32 / float: float64 (ONNX's reference), rounded to a
+                // narrower precision when one is asked for.
+                q = static_cast<double>(xp[offset + j]) / static_cast<double>(s);
+                if (narrow) q = RoundTo(precision, static_cast<float>(q));
+              } else if (narrow) {
+                q = RoundTo(precision, RoundTo(precision, static_cast<float>(xp[offset + j])) /
+                                           RoundTo(precision, s));
+              } else {
+                q = static_cast<float>(xp[offset + j]) / s;
+              }
+              yp[offset + j] = static_cast<Y>(quant::RoundSaturate(q, zeros[p], range));
+            }
+          });
         }
-      } else {
-        q = RoundTo(precision, RoundTo(precision, xs[static_cast<size_t>(offset + i)]) /
-                                   RoundTo(precision, s));
-      }
-      quant::StoreInt(y, offset + i, quant::RoundSaturate(q, zeros[static_cast<size_t>(p)], range));
+      });
     }
   });
   std::vector<Tensor> out;
@@ -156,14 +184,14 @@ std::vector<Tensor> DequantizeLinearKernel(const KernelContext& ctx, const Attri
         if constexpr (std::is_same_v<Y, float> || std::is_same_v<Y, Float16> ||
                       std::is_same_v<Y, BFloat16>) {
           Y* yp = y.data<Y>();
-          ForEachRow(ctx, layout, [&](int64_t o, int64_t a, int64_t offset) {
-            for (int64_t i = 0; i < layout.inner; ++i) {
-              const size_t p = static_cast<size_t>(layout.Index(o, a, i));
+          ForEachSpan(ctx, layout, [&](int64_t offset, int64_t count, int64_t param, int64_t step) {
+            for (int64_t j = 0; j < count; ++j) {
+              const auto p = static_cast<size_t>(param + step * j);
               // Exact in float64 but for int32's largest values; one rounding.
               const double v =
-                  (static_cast<double>(xp[offset + i]) - static_cast<double>(zeros[p])) *
+                  (static_cast<double>(xp[offset + j]) - static_cast<double>(zeros[p])) *
                   static_cast<double>(scales[p]);
-              yp[offset + i] = Y(static_cast<float>(v));
+              yp[offset + j] = Y(static_cast<float>(v));
             }
           });
         }
