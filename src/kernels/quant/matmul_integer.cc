@@ -50,6 +50,20 @@ SideIndex ResolveSide(std::string_view op, std::string_view name, const Tensor& 
                            " with the " + (a_side ? "last" : "second-to-last") + " dimension 1");
 }
 
+// dst[j] = t[offset + j] - zero[step * j] for j < count (int8 or uint8 t):
+// exact in int16.
+void WidenSpan(const Tensor& t, int64_t offset, int64_t count, const int32_t* zero, int64_t step,
+               int16_t* dst) {
+  auto widen = [&](const auto* p) {
+    for (int64_t j = 0; j < count; ++j) dst[j] = static_cast<int16_t>(p[j] - zero[step * j]);
+  };
+  if (t.dtype() == DType::kInt8) {
+    widen(t.data<int8_t>() + offset);
+  } else {
+    widen(t.data<uint8_t>() + offset);
+  }
+}
+
 const std::initializer_list<DType> kInt8Types = {DType::kInt8, DType::kUInt8};
 
 // The int32 product of A and B with their zero points subtracted; calls
@@ -65,29 +79,22 @@ void RunIntMatMul(std::string_view op, const KernelContext& ctx, const Tensor& a
       b_zp != nullptr ? ResolveSide(op, "b_zero_point", *b_zp, b.shape(), false, s.n) : SideIndex{};
   const std::vector<int32_t> a_zeros = a_zp ? quant::ReadInts(*a_zp) : std::vector<int32_t>{0};
   const std::vector<int32_t> b_zeros = b_zp ? quant::ReadInts(*b_zp) : std::vector<int32_t>{0};
-  const std::vector<int32_t> av = quant::ReadInts(a);
-  const std::vector<int32_t> bv = quant::ReadInts(b);
   std::vector<int16_t> a16(static_cast<size_t>(s.m * s.k));
   std::vector<int16_t> b16(static_cast<size_t>(s.k * s.n));
   std::vector<int32_t> sums(static_cast<size_t>(s.m * s.n));
+  const int64_t b_step = b_side.mode == SideIndex::kTensor ? 0 : 1;
   for (size_t batch = 0; batch < s.a_offset.size(); ++batch) {
     const int64_t a_off = s.a_offset[batch];
     const int64_t b_off = s.b_offset[batch];
     const int64_t a_batch = s.m * s.k > 0 ? a_off / (s.m * s.k) : 0;
     const int64_t b_batch = s.k * s.n > 0 ? b_off / (s.k * s.n) : 0;
     for (int64_t m = 0; m < s.m; ++m) {
-      const int32_t zp = a_zeros[static_cast<size_t>(a_side(a_batch, m))];
-      for (int64_t k = 0; k < s.k; ++k) {
-        a16[static_cast<size_t>(m * s.k + k)] =
-            static_cast<int16_t>(av[static_cast<size_t>(a_off + m * s.k + k)] - zp);
-      }
+      WidenSpan(a, a_off + m * s.k, s.k, &a_zeros[static_cast<size_t>(a_side(a_batch, m))], 0,
+                a16.data() + m * s.k);
     }
-    for (int64_t k = 0; k < s.k; ++k) {
-      for (int64_t n = 0; n < s.n; ++n) {
-        b16[static_cast<size_t>(k * s.n + n)] =
-            static_cast<int16_t>(bv[static_cast<size_t>(b_off + k * s.n + n)] -
-                                 b_zeros[static_cast<size_t>(b_side(b_batch, n))]);
-      }
+    for (int64_t k = 0; k < s.k && s.n > 0; ++k) {
+      WidenSpan(b, b_off + k * s.n, s.n, &b_zeros[static_cast<size_t>(b_side(b_batch, 0))], b_step,
+                b16.data() + k * s.n);
     }
     Int16Gemm(ctx.pool, ctx.isa, s.m, s.k, s.n, a16.data(), s.k, b16.data(), s.n, sums.data(), s.n);
     epilogue(a_batch, b_batch, sums, static_cast<int64_t>(batch));
