@@ -6,6 +6,7 @@
 // (spatial_geometry.h).
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/quant/int_gemm.h"
@@ -216,17 +217,31 @@ std::vector<Tensor> QLinearConvKernel(const KernelContext& ctx, const Attributes
   const int64_t plane =
       out_channels > 0 && y.num_elements() > 0 ? y.num_elements() / (dims[0] * out_channels) : 0;
   const int32_t* sp = sums.num_elements() > 0 ? sums.data<int32_t>() : nullptr;
-  for (int64_t n = 0; n < dims[0] && plane > 0; ++n) {
-    for (int64_t m = 0; m < out_channels; ++m) {
-      const float mult = xs * ws[ws.size() == 1 ? 0 : static_cast<size_t>(m)] / ys;
-      const uint32_t b = bias != nullptr ? static_cast<uint32_t>(bias->data<int32_t>()[m]) : 0u;
-      const int64_t base = (n * out_channels + m) * plane;
-      for (int64_t i = 0; i < plane; ++i) {
-        const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(sp[base + i]) + b);
-        quant::StoreInt(y, base + i,
-                        quant::RoundSaturate(static_cast<double>(acc) * mult, y_zero, range));
-      }
-    }
+  const int32_t* bp = bias != nullptr ? bias->data<int32_t>() : nullptr;
+  // Parallel over (image, output channel) planes: the serial loop over both.
+  auto requantize = [&](auto* yp) {
+    using Y = std::remove_pointer_t<decltype(yp)>;
+    threading::ParallelFor(
+        ctx.pool, plane > 0 ? dims[0] * out_channels : 0, 4.0 * static_cast<double>(plane),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t unit = begin; unit < end; ++unit) {
+            const int64_t m = unit % out_channels;
+            const float mult = xs * ws[ws.size() == 1 ? 0 : static_cast<size_t>(m)] / ys;
+            // The bias adds modulo 2^32, as the int32 sums do.
+            const uint32_t b = bp != nullptr ? static_cast<uint32_t>(bp[m]) : 0u;
+            const int64_t base = unit * plane;
+            for (int64_t i = 0; i < plane; ++i) {
+              const auto acc = static_cast<int32_t>(static_cast<uint32_t>(sp[base + i]) + b);
+              yp[base + i] = static_cast<Y>(
+                  quant::RoundSaturate(static_cast<double>(acc) * mult, y_zero, range));
+            }
+          }
+        });
+  };
+  if (out_dtype == DType::kInt8) {
+    requantize(y.num_elements() > 0 ? y.data<int8_t>() : nullptr);
+  } else {
+    requantize(y.num_elements() > 0 ? y.data<uint8_t>() : nullptr);
   }
   std::vector<Tensor> out;
   out.push_back(std::move(y));

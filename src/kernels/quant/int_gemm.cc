@@ -59,6 +59,10 @@ void Int16Gemm(threading::ThreadPool* pool, Isa isa, int64_t m, int64_t k, int64
                const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb, int32_t* c,
                int64_t ldc) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // empty sums; also keeps null operand pointers out of the arithmetic below
+    for (int64_t r = 0; r < m; ++r) std::fill(c + r * ldc, c + r * ldc + n, 0);
+    return;
+  }
   // B in k pairs: packed[p][j] = (B[2p, j], B[2p + 1, j]), 0 past the end.
   const int64_t pairs = (k + 1) / 2;
   std::vector<int16_t> packed(static_cast<size_t>(pairs * n * 2));
