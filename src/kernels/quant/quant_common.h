@@ -41,6 +41,22 @@ inline int32_t RoundSaturate(double v, int32_t zero_point, IntRange range) {
   return static_cast<int32_t>(r);
 }
 
+// The same for a float32 quotient, in float32 arithmetic (vectorizes):
+// clamped to +-2^22 first (beyond every range once the zero point is
+// added), adding and subtracting 1.5 * 2^23 rounds to an integer half to
+// even in the default rounding mode, exactly as nearbyint does.
+inline int32_t RoundSaturateFloat(float q, int32_t zero_point, IntRange range) {
+  constexpr float kLimit = 4194304.0f;   // 2^22
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  q = q != q ? 0.0f : q;                 // NaN
+  q = q < -kLimit ? -kLimit : q > kLimit ? kLimit : q;
+  float r = (q + kMagic) - kMagic;
+  r += static_cast<float>(zero_point);  // exact: |r| + 65535 < 2^24
+  r = r < static_cast<float>(range.min) ? static_cast<float>(range.min) : r;
+  r = r > static_cast<float>(range.max) ? static_cast<float>(range.max) : r;
+  return static_cast<int32_t>(r);
+}
+
 // Stores int32 values (already in range) into an int8/uint8/int16/uint16/
 // int32 tensor's element i.
 void StoreInt(Tensor& t, int64_t i, int32_t v);

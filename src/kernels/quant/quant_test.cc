@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/quant/quant_common.h"
 #include "kernels/quant/quant_reference.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/float16.h"
@@ -112,6 +113,22 @@ void CheckLayoutsAgainstReference(const std::vector<int64_t>& dims, int axis, in
     const Tensor back = reference::DequantizeLinearReference(expected, FloatsOf(scale), IntsOf(zp),
                                                              scale_dims, axis, block);
     ExpectAtEveryThreadCount(DequantizeLinearKernel, {&expected, &scale, &zp}, attrs, back);
+  }
+}
+
+TEST(QuantizeLinear, FloatRoundingEqualsNearbyint) {
+  const quant::IntRange ranges[] = {{-128, 127}, {0, 255}, {-32768, 32767}, {0, 65535}};
+  const float values[] = {0.5f,       1.5f,        2.5f,         -0.5f,      -2.5f,  127.5f,
+                          -128.5f,    255.5f,      65535.5f,     8388607.5f, -1e30f, 1e30f,
+                          4194304.5f, 0.49999997f, -0.49999997f, 3.0e-8f,    -7.0f,  1e-45f};
+  for (const quant::IntRange& range : ranges) {
+    for (int32_t zero : {0, 3, -5, 128}) {
+      for (float v : values) {
+        EXPECT_EQ(quant::RoundSaturateFloat(v, zero, range),
+                  quant::RoundSaturate(static_cast<double>(v), zero, range))
+            << v << " zero " << zero;
+      }
+    }
   }
 }
 

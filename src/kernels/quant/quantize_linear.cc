@@ -134,7 +134,9 @@ std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attribu
                 q = RoundTo(precision, RoundTo(precision, static_cast<float>(xp[offset + j])) /
                                            RoundTo(precision, s));
               } else {
-                q = static_cast<float>(xp[offset + j]) / s;
+                yp[offset + j] = static_cast<Y>(quant::RoundSaturateFloat(
+                    static_cast<float>(xp[offset + j]) / s, zeros[p], range));
+                continue;
               }
               yp[offset + j] = static_cast<Y>(quant::RoundSaturate(q, zeros[p], range));
             }
@@ -187,11 +189,19 @@ std::vector<Tensor> DequantizeLinearKernel(const KernelContext& ctx, const Attri
           ForEachSpan(ctx, layout, [&](int64_t offset, int64_t count, int64_t param, int64_t step) {
             for (int64_t j = 0; j < count; ++j) {
               const auto p = static_cast<size_t>(param + step * j);
-              // Exact in float64 but for int32's largest values; one rounding.
-              const double v =
-                  (static_cast<double>(xp[offset + j]) - static_cast<double>(zeros[p])) *
-                  static_cast<double>(scales[p]);
-              yp[offset + j] = Y(static_cast<float>(v));
+              if constexpr (sizeof(X) <= 2) {
+                // x - zero is exact in float32 and the product rounds once,
+                // as the float64 product (exact) rounded to float32 does.
+                yp[offset + j] =
+                    Y(static_cast<float>(static_cast<int32_t>(xp[offset + j]) - zeros[p]) *
+                      scales[p]);
+              } else {
+                // int32: float64, exact but for the largest values; one rounding.
+                const double v =
+                    (static_cast<double>(xp[offset + j]) - static_cast<double>(zeros[p])) *
+                    static_cast<double>(scales[p]);
+                yp[offset + j] = Y(static_cast<float>(v));
+              }
             }
           });
         }
