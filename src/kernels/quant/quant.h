@@ -10,8 +10,9 @@
 // - QuantizeLinear: y = saturate(round_half_even(x / scale) + zero_point);
 //   the division in float32 (float16 and bfloat16 widened first, int32 in
 //   float64), rounding once.
-// - DequantizeLinear: y = (x - zero_point) * scale, computed in float64 and
-//   rounded once to the scale's type (or output_dtype).
+// - DequantizeLinear: y = (x - zero_point) * scale, rounded once to the
+//   scale's type (or output_dtype): in float32 for 8/16-bit x (x - zero is
+//   exact there), in float64 for int32 x.
 // - The integer products (MatMulInteger, ConvInteger and the QLinear* ops)
 //   subtract the zero points, widen to int16 (exact: a difference of two
 //   8-bit values lies in [-255, 255]) and accumulate in int32 (wrapping
