@@ -13,6 +13,9 @@
 //   type_rules_shape_ops.cc    Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat
 //   type_rules_copy_ops.cc     Split, Slice, Pad, Expand, Tile, Gather, GatherElements
 //   type_rules_constant_ops.cc Constant, ConstantOfShape, Range, Shape, Size
+//   type_rules_quant.cc        QuantizeLinear, DequantizeLinear,
+//                              DynamicQuantizeLinear, MatMulInteger,
+//                              QLinearMatMul, ConvInteger, QLinearConv
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
@@ -285,6 +288,14 @@ std::vector<TensorType> InferStft(const NodeTypeContext& ctx);
 // HannWindow, HammingWindow and BlackmanWindow.
 std::vector<TensorType> InferWindow(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMelWeightMatrix(const NodeTypeContext& ctx);
+// type_rules_quant.cc (kernels/quant/quant.h)
+std::vector<TensorType> InferQuantizeLinear(const NodeTypeContext& ctx);
+std::vector<TensorType> InferDequantizeLinear(const NodeTypeContext& ctx);
+std::vector<TensorType> InferDynamicQuantizeLinear(const NodeTypeContext& ctx);
+std::vector<TensorType> InferMatMulInteger(const NodeTypeContext& ctx);
+std::vector<TensorType> InferQLinearMatMul(const NodeTypeContext& ctx);
+std::vector<TensorType> InferConvInteger(const NodeTypeContext& ctx);
+std::vector<TensorType> InferQLinearConv(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

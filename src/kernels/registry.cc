@@ -15,6 +15,7 @@
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
 #include "kernels/pool.h"
+#include "kernels/quant/quant.h"
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
@@ -81,6 +82,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Constant", kAll, kPortable, ConstantKernel},
     {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
     {"Conv", kF32, kAllIsas, ConvKernel, PrepareConv},
+    {"ConvInteger", kI8 | kU8, kPortableAvx2, ConvIntegerKernel},
     {"ConvTranspose", kF32, kAllIsas, ConvTransposeKernel},
     {"Cos", kFloats, kPortable, CosKernel},
     {"Cosh", kFloats, kPortable, CoshKernel},
@@ -88,7 +90,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"DFT", kF32 | kF64, kPortable, DftKernel},
     {"DeformConv", kF32, kAllIsas, DeformConvKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
+    {"DequantizeLinear", kI8 | kU8 | kI16 | kU16 | kI32, kPortable, DequantizeLinearKernel},
     {"Div", kNumeric, kPortable, DivKernel},
+    {"DynamicQuantizeLinear", kF32, kPortable, DynamicQuantizeLinearKernel},
     {"Einsum", kNumeric & ~(kF16 | kBF16), kAllIsas, EinsumKernel},
     {"Elu", kFloats, kPortable, EluKernel},
     {"Equal", kAll, kPortable, EqualKernel},
@@ -128,6 +132,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // graph/passes/attention_fusion.cc.
     {"LoomAttention", kF32, kAllIsas, AttentionKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
+    {"MatMulInteger", kI8 | kU8, kPortableAvx2, MatMulIntegerKernel},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
@@ -154,6 +159,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Or", kBool, kPortable, OrKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
+    {"QLinearConv", kI8 | kU8, kPortableAvx2, QLinearConvKernel},
+    {"QLinearMatMul", kI8 | kU8, kPortableAvx2, QLinearMatMulKernel},
+    {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortable, QuantizeLinearKernel},
     {"RMSNormalization", kFloats, kPortable, RMSNormalizationKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},

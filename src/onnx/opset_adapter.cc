@@ -456,6 +456,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Constant", 1, 24, nullptr, kConverted},
     {"ConstantOfShape", 9, 24, nullptr, kTypesOnly},
     {"Conv", 1, 22, nullptr, kTypesOnly},
+    {"ConvInteger", 10, 10, nullptr, kNewest},
     {"ConvTranspose", 1, 22, nullptr,
      "auto_pad and output_shape clarified at 11 (the kernel follows ONNX's reference); types at "
      "22"},
@@ -466,9 +467,13 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"DFT", 20, 20, nullptr, kNewest},
     {"DeformConv", 19, 22, nullptr, "types at 22"},
     {"DepthToSpace", 1, 13, nullptr, "mode from 11 (default DCR: version 1's order); types"},
+    {"DequantizeLinear", 10, 24, nullptr,
+     "axis 13, scale types 19, int16/uint16 and block_size 21, output_dtype 23 (defaults: the "
+     "older behaviour); float8/int4/float4 types are refused by dtype"},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Div", 7, 14, nullptr, kTypesOnly},
     {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
+    {"DynamicQuantizeLinear", 11, 11, nullptr, kNewest},
     {"Einsum", 12, 12, nullptr, kNewest},
     {"Elu", 6, 22, nullptr, kTypesOnly},
     {"Equal", 7, 19, nullptr, kTypesOnly},
@@ -510,6 +515,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"LogSoftmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"LogSoftmax", 13, 13, nullptr, kNewest},
     {"MatMul", 1, 13, nullptr, kTypesOnly},
+    {"MatMulInteger", 10, 10, nullptr, kNewest},
     {"Max", 6, 13, nullptr, kNoBroadcast},
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
@@ -532,6 +538,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
     {"Pow", 1, 1, LegacyBroadcast, kLegacyBroadcast},
     {"Pow", 7, 15, nullptr, "the exponent's type may differ from 12; types"},
+    {"QLinearConv", 10, 10, nullptr, kNewest},
+    {"QLinearMatMul", 10, 21, nullptr, "float16/bfloat16 scales and float8 types from 21"},
+    {"QuantizeLinear", 10, 24, nullptr,
+     "axis 13, saturate 19 (float8 only), int16/uint16, block_size and output_dtype 21, "
+     "precision 23 (defaults: the older behaviour); float8/int4/float4 types are refused by "
+     "dtype"},
     {"RMSNormalization", 23, 23, nullptr, kNewest},
     {"Range", 11, 11, nullptr, kNewest},
     {"Reciprocal", 6, 13, nullptr, kTypesOnly},

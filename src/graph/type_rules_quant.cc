@@ -1,0 +1,220 @@
+// Type rules of the quantized ops (kernels/quant/quant.h): QuantizeLinear,
+// DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
+// ConvInteger and QLinearConv.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/type_rules.h"
+#include "kernels/attributes.h"
+#include "kernels/onnx_dtype.h"
+#include "kernels/spatial_geometry.h"
+#include "loom/errors.h"
+
+namespace loom::graph {
+namespace {
+
+// The dtype an output_dtype attribute names (nullopt when 0 or absent);
+// Fail()s for one outside `allowed`.
+std::optional<DType> OutputDTypeAttribute(const NodeTypeContext& ctx,
+                                          std::initializer_list<DType> allowed) {
+  const int64_t code = ctx.GetInt("output_dtype", 0);
+  if (code == 0) return std::nullopt;
+  const std::optional<DType> dtype = kernels::DTypeFromOnnxDataType(code);
+  if (!dtype || std::find(allowed.begin(), allowed.end(), *dtype) == allowed.end()) {
+    ctx.Fail("output_dtype " + std::to_string(code) + " is not supported");
+  }
+  return dtype;
+}
+
+// MatMul's output shape of inputs `ia` and `ib` (NumPy matmul; batch dims
+// broadcast; 1-D operands promoted and the unit dim dropped).
+std::optional<SymbolicShape> MatMulShape(const NodeTypeContext& ctx, size_t ia, size_t ib) {
+  const std::optional<SymbolicShape>& a_shape = ctx.input_shape(ia);
+  const std::optional<SymbolicShape>& b_shape = ctx.input_shape(ib);
+  for (size_t i : {ia, ib}) {
+    if (ctx.input_shape(i) && ctx.input_shape(i)->empty()) {
+      ctx.Fail("input " + ctx.Describe(i) + " must have rank >= 1");
+    }
+  }
+  if (!a_shape || !b_shape) return std::nullopt;
+  SymbolicShape a = *a_shape;
+  SymbolicShape b = *b_shape;
+  const bool a_vector = a.size() == 1;
+  const bool b_vector = b.size() == 1;
+  if (a_vector) a.insert(a.begin(), Dim(1));
+  if (b_vector) b.push_back(Dim(1));
+  UnifyDims(ctx, a[a.size() - 1], b[b.size() - 2],
+            "inner dimensions of " + ctx.Describe(ia) + " and " + ctx.Describe(ib) + " differ");
+  const size_t a_batch = a.size() - 2;
+  const size_t b_batch = b.size() - 2;
+  const size_t batch = std::max(a_batch, b_batch);
+  SymbolicShape out;
+  for (size_t axis = 0; axis < batch; ++axis) {
+    const Dim da = axis + a_batch >= batch ? a[axis + a_batch - batch] : Dim(1);
+    const Dim db = axis + b_batch >= batch ? b[axis + b_batch - batch] : Dim(1);
+    const std::optional<Dim> merged = BroadcastDim(ctx, da, db);
+    if (!merged) {
+      ctx.Fail("batch dimensions of " + ctx.Describe(ia) + " and " + ctx.Describe(ib) +
+               " do not broadcast (" + da.to_string() + " vs " + db.to_string() + ")");
+    }
+    out.push_back(*merged);
+  }
+  if (!a_vector) out.push_back(a[a.size() - 2]);
+  if (!b_vector) out.push_back(b[b.size() - 1]);
+  return out;
+}
+
+// Conv's output shape of x (input `ix`) and w (input `iw`): [N, M, out...],
+// the spatial sizes from Conv's geometry when every size is known.
+std::optional<SymbolicShape> ConvShape(const NodeTypeContext& ctx, size_t ix, size_t iw) {
+  const std::optional<SymbolicShape>& x = ctx.input_shape(ix);
+  const std::optional<SymbolicShape>& w = ctx.input_shape(iw);
+  if (x && x->size() < 3) {
+    ctx.Fail("input " + ctx.Describe(ix) + " must have rank >= 3 ([N, C, spatial...])");
+  }
+  if (x && w && w->size() != x->size()) {
+    ctx.Fail("inputs " + ctx.Describe(ix) + " and " + ctx.Describe(iw) +
+             " must have the same rank");
+  }
+  const int64_t group = ctx.GetInt("group", 1);
+  if (group < 1) ctx.Fail("attribute 'group' must be >= 1 (got " + std::to_string(group) + ")");
+  if (!x || !w) return std::nullopt;
+  if (w && (*w)[0].is_known() && (*w)[0].size() % group != 0) {
+    ctx.Fail("group " + std::to_string(group) + " does not divide the output channels of " +
+             ctx.Describe(iw));
+  }
+  if ((*x)[1].is_known() && (*w)[1].is_known() && (*x)[1].size() != (*w)[1].size() * group) {
+    ctx.Fail("input " + ctx.Describe(ix) + " has " + (*x)[1].to_string() + " channels but " +
+             ctx.Describe(iw) + " with group " + std::to_string(group) + " expects " +
+             std::to_string((*w)[1].size() * group));
+  }
+  SymbolicShape out = {(*x)[0], (*w)[0]};
+  std::vector<int64_t> input, kernel;
+  bool known = true;
+  for (size_t a = 2; a < x->size(); ++a) {
+    known = known && (*x)[a].is_known() && (*w)[a].is_known();
+    input.push_back((*x)[a].size());
+    kernel.push_back((*w)[a].size());
+  }
+  if (!known) {
+    for (size_t a = 2; a < x->size(); ++a) out.push_back(ctx.UnknownDim());
+    return out;
+  }
+  kernels::Attributes attrs;
+  for (const auto& [name, value] : ctx.node().attributes) attrs.set(name, value);
+  try {
+    const kernels::SpatialGeometry g =
+        kernels::ResolveSpatialGeometry(ctx.node().op_type, attrs, input, kernel);
+    for (int64_t o : g.output) out.push_back(o);
+  } catch (const InvalidArgumentError& e) {
+    ctx.Fail(e.what());
+  }
+  return out;
+}
+
+const std::initializer_list<DType> kInt8Types = {DType::kInt8, DType::kUInt8};
+const std::initializer_list<DType> kScaleTypes = {DType::kFloat32, DType::kFloat16,
+                                                  DType::kBFloat16};
+
+}  // namespace
+
+// QuantizeLinear(x, y_scale, y_zero_point?): x's shape; the zero point's
+// dtype, else output_dtype, else uint8.
+std::vector<TensorType> InferQuantizeLinear(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckDTypeIn(0, {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt32});
+  const std::optional<DType> requested =
+      OutputDTypeAttribute(ctx, {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16});
+  DType dtype = requested.value_or(DType::kUInt8);
+  if (ctx.has_input(2)) {
+    ctx.CheckDTypeIn(2, {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16});
+    if (requested && *requested != ctx.input(2).dtype) {
+      ctx.Fail("output_dtype disagrees with the zero point " + ctx.Describe(2));
+    }
+    dtype = ctx.input(2).dtype;
+  }
+  return {TensorType{dtype, ctx.input_shape(0)}};
+}
+
+// DequantizeLinear(x, x_scale, x_zero_point?): x's shape; output_dtype,
+// else the scale's dtype.
+std::vector<TensorType> InferDequantizeLinear(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckDTypeIn(0, {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32});
+  ctx.CheckDTypeIn(1, kScaleTypes);
+  ctx.CheckSameDType(2, 0);
+  const DType dtype = OutputDTypeAttribute(ctx, kScaleTypes).value_or(ctx.input(1).dtype);
+  return {TensorType{dtype, ctx.input_shape(0)}};
+}
+
+// DynamicQuantizeLinear(x) -> y uint8 (x's shape), y_scale float32 [],
+// y_zero_point uint8 [].
+std::vector<TensorType> InferDynamicQuantizeLinear(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kFloat32});
+  return {TensorType{DType::kUInt8, ctx.input_shape(0)},
+          TensorType{DType::kFloat32, SymbolicShape{}}, TensorType{DType::kUInt8, SymbolicShape{}}};
+}
+
+// MatMulInteger(A, B, a_zero_point?, b_zero_point?) -> int32, MatMul's shape.
+std::vector<TensorType> InferMatMulInteger(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 4);
+  ctx.CheckDTypeIn(0, kInt8Types);
+  ctx.CheckDTypeIn(1, kInt8Types);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckSameDType(3, 1);
+  return {TensorType{DType::kInt32, MatMulShape(ctx, 0, 1)}};
+}
+
+// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) ->
+// y_zp's dtype (a's when absent), MatMul's shape of a and b.
+std::vector<TensorType> InferQLinearMatMul(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(8, 8);
+  ctx.CheckDTypeIn(0, kInt8Types);
+  ctx.CheckDTypeIn(3, kInt8Types);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckSameDType(5, 3);
+  ctx.CheckDTypeIn(1, kScaleTypes);
+  ctx.CheckSameDType(4, 1);
+  ctx.CheckSameDType(6, 1);
+  DType dtype = ctx.input(0).dtype;
+  if (ctx.has_input(7)) {
+    ctx.CheckDTypeIn(7, kInt8Types);
+    dtype = ctx.input(7).dtype;
+  }
+  return {TensorType{dtype, MatMulShape(ctx, 0, 3)}};
+}
+
+// ConvInteger(x, w, x_zero_point?, w_zero_point?) -> int32, Conv's shape.
+std::vector<TensorType> InferConvInteger(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 4);
+  ctx.CheckDTypeIn(0, kInt8Types);
+  ctx.CheckDTypeIn(1, kInt8Types);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckSameDType(3, 1);
+  return {TensorType{DType::kInt32, ConvShape(ctx, 0, 1)}};
+}
+
+// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B?) ->
+// y_zp's dtype (x's when absent), Conv's shape of x and w.
+std::vector<TensorType> InferQLinearConv(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(8, 9);
+  ctx.CheckDTypeIn(0, kInt8Types);
+  ctx.CheckDTypeIn(3, kInt8Types);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckSameDType(5, 3);
+  ctx.CheckDTypeIn(1, {DType::kFloat32});
+  ctx.CheckDTypeIn(4, {DType::kFloat32});
+  ctx.CheckDTypeIn(6, {DType::kFloat32});
+  if (ctx.has_input(8)) ctx.CheckDTypeIn(8, {DType::kInt32});
+  DType dtype = ctx.input(0).dtype;
+  if (ctx.has_input(7)) {
+    ctx.CheckDTypeIn(7, kInt8Types);
+    dtype = ctx.input(7).dtype;
+  }
+  return {TensorType{dtype, ConvShape(ctx, 0, 3)}};
+}
+
+}  // namespace loom::graph

@@ -1,0 +1,57 @@
+// The quantized-inference ops (ONNX): QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and
+// QLinearConv.
+//
+// Integer types: Loom has int8, uint8, int16, uint16 and int32; the float8,
+// int4, uint4 and float4 variants of these ops are refused (the importer
+// reports them before any kernel runs).
+//
+// Arithmetic, as ONNX's reference does it:
+// - QuantizeLinear: y = saturate(round_half_even(x / scale) + zero_point);
+//   the division in float32 (float16 and bfloat16 widened first, int32 in
+//   float64), rounding once.
+// - DequantizeLinear: y = (x - zero_point) * scale, rounded once to the
+//   scale's type (or output_dtype): in float32 for 8/16-bit x (x - zero is
+//   exact there), in float64 for int32 x.
+// - The integer products (MatMulInteger, ConvInteger and the QLinear* ops)
+//   subtract the zero points, widen to int16 (exact: a difference of two
+//   8-bit values lies in [-255, 255]) and accumulate in int32 (wrapping
+//   modulo 2^32 as ONNX Runtime does). Results are exact, so every thread
+//   count gives the same bits.
+// - QLinear* requantize: y = saturate(round_half_even(acc * m) + y_zero_point)
+//   with m = a_scale * b_scale / y_scale in float32 and the product in
+//   float64.
+//
+// Scales and zero points: per tensor (a scalar or one-element 1-D tensor),
+// per axis (QuantizeLinear/DequantizeLinear: 1-D, one per x.shape[axis]),
+// blocked (opset 21: block_size > 0, the shape of x with
+// ceil(x.shape[axis] / block_size) along axis); MatMulInteger/QLinearMatMul:
+// A's per row ([M] or [..., M, 1]), B's per column ([N] or [..., 1, N]);
+// ConvInteger/QLinearConv: W's per output channel ([M]).
+//
+// Thread safety: stateless kernels (op_kernel.h).
+#pragma once
+
+#include <vector>
+
+#include "kernels/op_kernel.h"
+
+namespace loom::kernels {
+
+std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attributes& attrs,
+                                         KernelInputs inputs);
+std::vector<Tensor> DequantizeLinearKernel(const KernelContext& ctx, const Attributes& attrs,
+                                           KernelInputs inputs);
+// Outputs y (uint8), y_scale (float32 scalar), y_zero_point (uint8 scalar).
+std::vector<Tensor> DynamicQuantizeLinearKernel(const KernelContext& ctx, const Attributes& attrs,
+                                                KernelInputs inputs);
+std::vector<Tensor> MatMulIntegerKernel(const KernelContext& ctx, const Attributes& attrs,
+                                        KernelInputs inputs);
+std::vector<Tensor> QLinearMatMulKernel(const KernelContext& ctx, const Attributes& attrs,
+                                        KernelInputs inputs);
+std::vector<Tensor> ConvIntegerKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs);
+std::vector<Tensor> QLinearConvKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs);
+
+}  // namespace loom::kernels
