@@ -13,6 +13,7 @@
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
 #include "kernels/pool.h"
+#include "kernels/recurrent/recurrent.h"
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
@@ -88,6 +89,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Flatten", kAll, kPortable, FlattenKernel},
     {"Floor", kFloats, kPortableAvx2, FloorKernel},
     {"FusedMatMul", kF32, kAllIsas, FusedMatMulKernel, PrepareFusedMatMul},
+    {"GRU", kF32 | kF16 | kBF16, kAllIsas, GruKernel},
     {"Gather", kAll, kPortable, GatherKernel},
     {"GatherElements", kAll, kPortable, GatherElementsKernel},
     {"GatherND", kAll, kPortable, GatherNDKernel},
@@ -104,6 +106,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
     {"IsNaN", kFloats, kPortable, IsNaNKernel},
+    {"LSTM", kF32 | kF16 | kBF16, kAllIsas, LstmKernel},
     {"LayerNormalization", kF32 | kF64, kPortable, LayerNormalizationKernel},
     {"LeakyRelu", kFloats, kPortableAvx2, LeakyReluKernel},
     {"Less", kNumeric, kPortable, LessKernel},
@@ -138,6 +141,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Or", kBool, kPortable, OrKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
+    {"RNN", kF32 | kF16 | kBF16, kAllIsas, RnnKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},
