@@ -13,6 +13,7 @@
 //   type_rules_shape_ops.cc    Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat
 //   type_rules_copy_ops.cc     Split, Slice, Pad, Expand, Tile, Gather, GatherElements
 //   type_rules_constant_ops.cc Constant, ConstantOfShape, Range, Shape, Size
+//   type_rules_recurrent.cc    RNN, GRU, LSTM
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
@@ -266,6 +267,11 @@ std::vector<TensorType> InferTrilu(const NodeTypeContext& ctx);
 std::vector<TensorType> InferEyeLike(const NodeTypeContext& ctx);
 // DepthToSpace and SpaceToDepth.
 std::vector<TensorType> InferDepthSpace(const NodeTypeContext& ctx);
+
+// type_rules_recurrent.cc
+// RNN, GRU, LSTM -> Y [seq, dirs, batch, hidden], Y_h (and LSTM's Y_c)
+// [dirs, batch, hidden]; layout 1 puts batch first.
+std::vector<TensorType> InferRecurrent(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant
