@@ -130,23 +130,26 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
   const float* w = p.w_input->data<float>() + d * gh * ni;
   const float* r = p.r_input->data<float>() + d * gh * nh;
 
-  // Bias of the projection: Wb + Rb, except GRU's h gate with
-  // linear_before_reset, whose Rbh sits inside r * (...).
+  // The bias rides on the step GEMMs: their few-row path initializes C
+  // anyway (with the bias, at no extra cost), while the projection GEMM
+  // without one writes C outright. Wb + Rb per gate, except GRU's h gate
+  // with linear_before_reset, whose Rbh sits inside r * (...) and whose Wbh
+  // (wbh) is added in the gate math.
   std::vector<float> bias(static_cast<size_t>(gh), 0.0f);
-  std::vector<float> rbh(static_cast<size_t>(nh), 0.0f);
+  std::vector<float> wbh(static_cast<size_t>(nh), 0.0f);
   if (p.b_input) {
     const float* b = p.b_input->data<float>() + d * 2 * gh;
     for (int64_t i = 0; i < gh; ++i) bias[static_cast<size_t>(i)] = b[i] + b[gh + i];
     if (p.cell == CellKind::kGru && p.linear_before_reset) {
       for (int64_t j = 0; j < nh; ++j) {
-        bias[static_cast<size_t>(2 * nh + j)] = b[2 * nh + j];
-        rbh[static_cast<size_t>(j)] = b[gh + 2 * nh + j];
+        bias[static_cast<size_t>(2 * nh + j)] = b[gh + 2 * nh + j];
+        wbh[static_cast<size_t>(j)] = b[2 * nh + j];
       }
     }
   }
   const float* peep = p.p_input ? p.p_input->data<float>() + d * 3 * nh : nullptr;
 
-  // P = X W^T + bias for every (t, b), rows in X's order.
+  // P = X W^T for every (t, b), rows in X's order.
   Tensor projection = Tensor::uninitialized(DType::kFloat32, Shape({seq * batch, gh}));
   if (seq > 0) {
     GemmArgs args;
@@ -160,7 +163,6 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
     args.transpose_b = true;
     args.c = projection.data<float>();
     args.ldc = gh;
-    args.bias = bias.data();
     f32_gemm(args, ctx.pool, ctx.isa);
   }
   const float* proj = projection.data<float>();
@@ -218,7 +220,7 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
     };
     float* rec_data = rec.data<float>();
     Gemm(ctx, gemm_rows, first_n, nh, h, r_main.transposed.data<float>(), r_main.packed_or_null(),
-         rec_data, nullptr);
+         rec_data, bias.data());
 
     if (p.cell == CellKind::kRnn) {
       for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
@@ -242,7 +244,7 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
         Activate(f, z, n, ctx.isa);
         Activate(f, rg, n, ctx.isa);
         for (int64_t j = 0; j < n; ++j) {
-          cand[j] = px[2 * nh + j0 + j] + rg[j] * (pr[2 * nh + j0 + j] + rbh[j0 + j]);
+          cand[j] = px[2 * nh + j0 + j] + wbh[j0 + j] + rg[j] * pr[2 * nh + j0 + j];
         }
         Clip(p, cand, n);
         Activate(g, cand, n, ctx.isa);
@@ -278,7 +280,7 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
       });
       float* rec2 = rec_h.data<float>();
       Gemm(ctx, gemm_rows, nh, nh, rh, r_h->transposed.data<float>(), r_h->packed_or_null(), rec2,
-           nullptr);
+           bias.data() + 2 * nh);
       for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
         float cand[kBlock];
         const float* z = rec_data + b * first_n + j0;

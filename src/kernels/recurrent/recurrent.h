@@ -6,9 +6,9 @@
 // (Y, Y_h and LSTM's Y_c; the kernels always return all of them).
 //
 // Per direction the kernel is the serial loop
-//   P = X W^T + bias                       (one GEMM over all time steps)
+//   P = X W^T                              (one GEMM over all time steps)
 //   for step s < seq:
-//     G = H R^T                            (one GEMM per step, GRU two)
+//     G = H R^T + bias                     (one GEMM per step, GRU two)
 //     for each batch b still inside its sequence, hidden unit j:
 //       gates(b, j) from P[t_b, b], G[b]; H[b, j], C[b, j] updated in place
 //       Y[t_b, dir, b, j] = H[b, j]
