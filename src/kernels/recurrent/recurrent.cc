@@ -91,19 +91,21 @@ void Gemm(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, const float
 
 // A recurrent weight R[d] rows [row0, row0 + n) ([n, hidden]) transposed
 // to [hidden, n], and packed for the step GEMMs when there is more than one
-// step to amortize the packing.
+// step to amortize the packing and more rows than SGEMM's few-row path
+// takes with B prepacked (4, gemm.cc), which streams the unpacked B.
+constexpr int64_t kFewRowsWithPackedB = 4;
 struct RecurrentWeight {
   Tensor transposed;
   std::optional<PackedGemmMatrix> packed;
 
   RecurrentWeight(const KernelContext& ctx, const float* r, int64_t row0, int64_t n, int64_t hidden,
-                  int64_t steps)
+                  int64_t steps, int64_t rows)
       : transposed(Tensor::uninitialized(DType::kFloat32, Shape({hidden, n}))) {
     float* t = transposed.data<float>();
     for (int64_t row = 0; row < n; ++row) {
       for (int64_t k = 0; k < hidden; ++k) t[k * n + row] = r[(row0 + row) * hidden + k];
     }
-    if (steps > 1 && hidden > 0 && n > 0) {
+    if (steps > 1 && rows > kFewRowsWithPackedB && hidden > 0 && n > 0) {
       GemmArgs args;
       args.k = hidden;
       args.n = n;
@@ -171,9 +173,9 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
   // GRU without linear_before_reset multiplies r into H before the h
   // gate's GEMM, so its R is split: [Rz; Rr] and Rh.
   const int64_t first_n = gru_split ? 2 * nh : gh;
-  const RecurrentWeight r_main(ctx, r, 0, first_n, nh, max_len);
+  const RecurrentWeight r_main(ctx, r, 0, first_n, nh, max_len, batch);
   std::optional<RecurrentWeight> r_h;
-  if (gru_split) r_h.emplace(ctx, r, 2 * nh, nh, nh, max_len);
+  if (gru_split) r_h.emplace(ctx, r, 2 * nh, nh, nh, max_len, batch);
 
   // Rows of the step GEMMs: three rows go to SGEMM's few-row path as a
   // group of two and one, reading R twice; a zero fourth row makes it one
