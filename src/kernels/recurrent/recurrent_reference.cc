@@ -9,8 +9,7 @@ double Clip(const RecurrentProblem& p, double x) {
   return p.has_clip ? std::clamp(x, -static_cast<double>(p.clip), static_cast<double>(p.clip)) : x;
 }
 
-// Row `row` of W[d] (or R[d]) times `v` (length n), plus bias[bias_index]
-// when B is given (bias_index into B[d]).
+// Row `row` of a row-major matrix with n columns (W[d] or R[d]) times v.
 double Dot(const float* matrix, int64_t row, int64_t n, const double* v) {
   double sum = 0.0;
   for (int64_t k = 0; k < n; ++k) sum += static_cast<double>(matrix[row * n + k]) * v[k];
