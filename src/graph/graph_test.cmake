@@ -10,6 +10,7 @@ target_sources(loom_graph PRIVATE
   type_rules_index_ops.cc
   type_rules_nn.cc
   type_rules_quant.cc
+  type_rules_recurrent.cc
   type_rules_reduce.cc
   type_rules_resize.cc
   type_rules_shape_ops.cc
@@ -26,4 +27,6 @@ loom_add_test(NAME loom_graph_test
           type_rules_reduce_test.cc type_rules_shape_ops_test.cc
           type_rules_transformer_test.cc
           type_rules_signal_test.cc type_rules_vision_test.cc
+          type_rules_nn_test.cc
+          type_rules_recurrent_test.cc type_rules_reduce_test.cc type_rules_shape_ops_test.cc
   LIBS loom_graph LABELS graph)

@@ -16,6 +16,7 @@
 //   type_rules_quant.cc        QuantizeLinear, DequantizeLinear,
 //                              DynamicQuantizeLinear, MatMulInteger,
 //                              QLinearMatMul, ConvInteger, QLinearConv
+//   type_rules_recurrent.cc    RNN, GRU, LSTM
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
@@ -296,6 +297,10 @@ std::vector<TensorType> InferMatMulInteger(const NodeTypeContext& ctx);
 std::vector<TensorType> InferQLinearMatMul(const NodeTypeContext& ctx);
 std::vector<TensorType> InferConvInteger(const NodeTypeContext& ctx);
 std::vector<TensorType> InferQLinearConv(const NodeTypeContext& ctx);
+// type_rules_recurrent.cc
+// RNN, GRU, LSTM -> Y [seq, dirs, batch, hidden], Y_h (and LSTM's Y_c)
+// [dirs, batch, hidden]; layout 1 puts batch first.
+std::vector<TensorType> InferRecurrent(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

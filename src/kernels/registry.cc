@@ -16,6 +16,7 @@
 #include "kernels/normalization.h"
 #include "kernels/pool.h"
 #include "kernels/quant/quant.h"
+#include "kernels/recurrent/recurrent.h"
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
@@ -103,6 +104,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Flatten", kAll, kPortable, FlattenKernel},
     {"Floor", kFloats, kPortableAvx2, FloorKernel},
     {"FusedMatMul", kF32, kAllIsas, FusedMatMulKernel, PrepareFusedMatMul},
+    {"GRU", kF32 | kF16 | kBF16, kAllIsas, GruKernel},
     {"Gather", kAll, kPortable, GatherKernel},
     {"GatherElements", kAll, kPortable, GatherElementsKernel},
     {"GatherND", kAll, kPortable, GatherNDKernel},
@@ -122,6 +124,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
     {"IsNaN", kFloats, kPortable, IsNaNKernel},
+    {"LSTM", kF32 | kF16 | kBF16, kAllIsas, LstmKernel},
     {"LayerNormalization", kF32 | kF64, kPortable, LayerNormalizationKernel},
     {"LeakyRelu", kFloats, kPortableAvx2, LeakyReluKernel},
     {"Less", kNumeric, kPortable, LessKernel},
@@ -163,6 +166,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"QLinearMatMul", kI8 | kU8, kPortableAvx2, QLinearMatMulKernel},
     {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortable, QuantizeLinearKernel},
     {"RMSNormalization", kFloats, kPortable, RMSNormalizationKernel},
+    {"RNN", kF32 | kF16 | kBF16, kAllIsas, RnnKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},

@@ -483,6 +483,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"EyeLike", 9, 22, nullptr, kTypesOnly},
     {"Flatten", 1, 24, nullptr, "negative axis from 11; types"},
     {"Floor", 6, 13, nullptr, kTypesOnly},
+    {"GRU", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
     {"Gather", 1, 13, nullptr, "negative indices defined from 11; types"},
     {"GatherElements", 11, 13, nullptr, kTypesOnly},
     {"GatherND", 11, 13, nullptr, "batch_dims from 12 (default 0: version 11's behaviour); types"},
@@ -507,6 +508,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
     {"IsInf", 10, 20, nullptr, kTypesOnly},
     {"IsNaN", 9, 20, nullptr, kTypesOnly},
+    {"LSTM", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
     {"LayerNormalization", 17, 17, nullptr, kNewest},
     {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
     {"Less", 7, 13, nullptr, kTypesOnly},
@@ -545,6 +547,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "precision 23 (defaults: the older behaviour); float8/int4/float4 types are refused by "
      "dtype"},
     {"RMSNormalization", 23, 23, nullptr, kNewest},
+    {"RNN", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
     {"Range", 11, 11, nullptr, kNewest},
     {"Reciprocal", 6, 13, nullptr, kTypesOnly},
     {"ReduceL1", 1, 13, AxesToInput, kAxesAttribute},

@@ -1,0 +1,420 @@
+// RNN, GRU and LSTM (recurrent.h): one input-projection GEMM per
+// direction, then per step one recurrent GEMM (two for GRU without
+// linear_before_reset) and the fused gate math over (batch, hidden block).
+#include "kernels/recurrent/recurrent.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "kernels/activation.h"
+#include "kernels/elementwise_common.h"
+#include "kernels/gemm.h"
+#include "kernels/recurrent/recurrent_problem.h"
+#include "threading/parallel_for.h"
+
+namespace loom::kernels {
+namespace {
+
+using recurrent::ActivationFn;
+using recurrent::CellActivation;
+using recurrent::CellKind;
+using recurrent::RecurrentProblem;
+
+// Hidden units per unit of the gate math: fixed, so the vector math sees
+// the same blocks (and tails) at every thread count.
+constexpr int64_t kBlock = 64;
+
+// In place: data[i] = activation(data[i]) for i < n. The ones Loom's
+// vector math has go through it; the rest are scalar loops.
+void Activate(const CellActivation& a, float* data, int64_t n, Isa isa) {
+  switch (a.fn) {
+    case ActivationFn::kSigmoid:
+      return ApplyActivation({ActivationKind::kSigmoid}, data, n, isa);
+    case ActivationFn::kTanh:
+      return ApplyActivation({ActivationKind::kTanh}, data, n, isa);
+    case ActivationFn::kRelu:
+      return ApplyActivation({ActivationKind::kRelu}, data, n, isa);
+    case ActivationFn::kLeakyRelu:
+      return ApplyActivation({ActivationKind::kLeakyRelu, a.alpha}, data, n, isa);
+    case ActivationFn::kHardSigmoid:
+      return ApplyActivation({ActivationKind::kHardSigmoid, a.alpha, a.beta}, data, n, isa);
+    case ActivationFn::kScaledTanh:
+      for (int64_t i = 0; i < n; ++i) data[i] *= a.beta;
+      ApplyActivation({ActivationKind::kTanh}, data, n, isa);
+      for (int64_t i = 0; i < n; ++i) data[i] *= a.alpha;
+      return;
+    case ActivationFn::kAffine:
+      for (int64_t i = 0; i < n; ++i) data[i] = a.alpha * data[i] + a.beta;
+      return;
+    case ActivationFn::kThresholdedRelu:
+      for (int64_t i = 0; i < n; ++i) data[i] = data[i] >= a.alpha ? data[i] : 0.0f;
+      return;
+    case ActivationFn::kElu:
+      for (int64_t i = 0; i < n; ++i) {
+        data[i] = data[i] < 0.0f ? a.alpha * std::expm1(data[i]) : data[i];
+      }
+      return;
+    case ActivationFn::kSoftsign:
+      for (int64_t i = 0; i < n; ++i) data[i] = data[i] / (1.0f + std::abs(data[i]));
+      return;
+    case ActivationFn::kSoftplus:
+      for (int64_t i = 0; i < n; ++i) data[i] = std::log1p(std::exp(data[i]));
+      return;
+  }
+}
+
+void Clip(const RecurrentProblem& p, float* data, int64_t n) {
+  if (!p.has_clip) return;
+  for (int64_t i = 0; i < n; ++i) data[i] = std::clamp(data[i], -p.clip, p.clip);
+}
+
+// C[m x n] = A[m x k] B[k x n] (+ bias), B row-major; packed_b if given.
+void Gemm(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
+          const PackedGemmMatrix* packed_b, float* c, const float* bias) {
+  GemmArgs args;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.a = a;
+  args.lda = std::max<int64_t>(k, 1);
+  args.b = b;
+  args.ldb = std::max<int64_t>(n, 1);
+  args.c = c;
+  args.ldc = std::max<int64_t>(n, 1);
+  args.bias = bias;
+  args.packed_b = packed_b;
+  f32_gemm(args, ctx.pool, ctx.isa);
+}
+
+// A recurrent weight R[d] rows [row0, row0 + n) ([n, hidden]) transposed
+// to [hidden, n], and packed for the step GEMMs when there is more than one
+// step to amortize the packing and more rows than SGEMM's few-row path
+// takes with B prepacked (4, gemm.cc), which streams the unpacked B.
+constexpr int64_t kFewRowsWithPackedB = 4;
+struct RecurrentWeight {
+  Tensor transposed;
+  std::optional<PackedGemmMatrix> packed;
+
+  RecurrentWeight(const KernelContext& ctx, const float* r, int64_t row0, int64_t n, int64_t hidden,
+                  int64_t steps, int64_t rows)
+      : transposed(Tensor::uninitialized(DType::kFloat32, Shape({hidden, n}))) {
+    float* t = transposed.data<float>();
+    for (int64_t row = 0; row < n; ++row) {
+      for (int64_t k = 0; k < hidden; ++k) t[k * n + row] = r[(row0 + row) * hidden + k];
+    }
+    if (steps > 1 && rows > kFewRowsWithPackedB && hidden > 0 && n > 0) {
+      GemmArgs args;
+      args.k = hidden;
+      args.n = n;
+      args.b = t;
+      args.ldb = n;
+      packed.emplace(PackedGemmMatrix::PackB(args, ctx.isa));
+    }
+  }
+  const PackedGemmMatrix* packed_or_null() const { return packed ? &*packed : nullptr; }
+};
+
+struct DirectionOutputs {
+  float* y;
+  float* y_h;
+  float* y_c;  // LSTM only
+};
+
+void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
+                  const DirectionOutputs& out) {
+  const int64_t nh = p.hidden, ni = p.input_size, batch = p.batch, seq = p.seq;
+  const int64_t gh = p.gates() * nh;
+  const bool lstm = p.cell == CellKind::kLstm;
+  const bool gru_split = p.cell == CellKind::kGru && !p.linear_before_reset;
+  const float* w = p.w_input->data<float>() + d * gh * ni;
+  const float* r = p.r_input->data<float>() + d * gh * nh;
+
+  // The bias rides on the step GEMMs: their few-row path initializes C
+  // anyway (with the bias, at no extra cost), while the projection GEMM
+  // without one writes C outright. Wb + Rb per gate, except GRU's h gate
+  // with linear_before_reset, whose Rbh sits inside r * (...) and whose Wbh
+  // (wbh) is added in the gate math.
+  std::vector<float> bias(static_cast<size_t>(gh), 0.0f);
+  std::vector<float> wbh(static_cast<size_t>(nh), 0.0f);
+  if (p.b_input) {
+    const float* b = p.b_input->data<float>() + d * 2 * gh;
+    for (int64_t i = 0; i < gh; ++i) bias[static_cast<size_t>(i)] = b[i] + b[gh + i];
+    if (p.cell == CellKind::kGru && p.linear_before_reset) {
+      for (int64_t j = 0; j < nh; ++j) {
+        bias[static_cast<size_t>(2 * nh + j)] = b[gh + 2 * nh + j];
+        wbh[static_cast<size_t>(j)] = b[2 * nh + j];
+      }
+    }
+  }
+  const float* peep = p.p_input ? p.p_input->data<float>() + d * 3 * nh : nullptr;
+
+  // P = X W^T for every (t, b), rows in X's order.
+  Tensor projection = Tensor::uninitialized(DType::kFloat32, Shape({seq * batch, gh}));
+  if (seq > 0) {
+    GemmArgs args;
+    args.m = seq * batch;
+    args.n = gh;
+    args.k = ni;
+    args.a = p.x_input->data<float>();
+    args.lda = std::max<int64_t>(ni, 1);
+    args.b = w;
+    args.ldb = std::max<int64_t>(ni, 1);
+    args.transpose_b = true;
+    args.c = projection.data<float>();
+    args.ldc = gh;
+    f32_gemm(args, ctx.pool, ctx.isa);
+  }
+  const float* proj = projection.data<float>();
+
+  const int64_t max_len = *std::max_element(p.lengths.begin(), p.lengths.end());
+  // GRU without linear_before_reset multiplies r into H before the h
+  // gate's GEMM, so its R is split: [Rz; Rr] and Rh.
+  const int64_t first_n = gru_split ? 2 * nh : gh;
+  const RecurrentWeight r_main(ctx, r, 0, first_n, nh, max_len, batch);
+  std::optional<RecurrentWeight> r_h;
+  if (gru_split) r_h.emplace(ctx, r, 2 * nh, nh, nh, max_len, batch);
+
+  // Rows of the step GEMMs: three rows go to SGEMM's few-row path as a
+  // group of two and one, reading R twice; a zero fourth row makes it one
+  // group of four (GRU model, batch 3, hidden 100: 27 % of the time was the
+  // second pass). Its results are never read.
+  const int64_t gemm_rows = batch == 3 ? 4 : batch;
+  Tensor h_state(DType::kFloat32, Shape({gemm_rows, nh}));
+  Tensor c_state = Tensor::uninitialized(DType::kFloat32, Shape({lstm ? batch : 0, nh}));
+  Tensor rec = Tensor::uninitialized(DType::kFloat32, Shape({gemm_rows, first_n}));
+  Tensor reset_h(DType::kFloat32, Shape({gru_split ? gemm_rows : 0, nh}));
+  Tensor rec_h = Tensor::uninitialized(DType::kFloat32, Shape({gru_split ? gemm_rows : 0, nh}));
+  float* h = h_state.data<float>();
+  float* c = c_state.data<float>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t j = 0; j < nh; ++j) {
+      h[b * nh + j] = p.initial_h ? p.initial_h->data<float>()[p.StateOffset(d, b) + j] : 0.0f;
+      if (lstm) {
+        c[b * nh + j] = p.initial_c ? p.initial_c->data<float>()[p.StateOffset(d, b) + j] : 0.0f;
+      }
+    }
+  }
+
+  const int64_t blocks = (nh + kBlock - 1) / kBlock;
+  const CellActivation& f = p.activation(d, 0);
+  const CellActivation& g = p.activation(d, p.cell == CellKind::kRnn ? 0 : 1);
+  const CellActivation& h_act = p.activation(d, lstm ? 2 : 0);
+  const double cost = static_cast<double>(std::min(nh, kBlock) * p.gates()) * 8.0;
+
+  for (int64_t s = 0; s < max_len; ++s) {
+    // Each unit (b, block) of the gate math: calls fn(t, x-projection row,
+    // j0, n) when batch b is inside its sequence at step s.
+    auto for_each_unit = [&](auto&& fn) {
+      threading::ParallelFor(ctx.pool, batch * blocks, cost, [&](int64_t begin, int64_t end) {
+        for (int64_t unit = begin; unit < end; ++unit) {
+          const int64_t b = unit / blocks;
+          const int64_t j0 = (unit % blocks) * kBlock;
+          const int64_t len = p.lengths[static_cast<size_t>(b)];
+          if (s >= len) continue;
+          const int64_t t = p.IsReverse(d) ? len - 1 - s : s;
+          const int64_t row = p.layout == 0 ? t * batch + b : b * seq + t;
+          fn(b, t, proj + row * gh, j0, std::min(kBlock, nh - j0));
+        }
+      });
+    };
+    float* rec_data = rec.data<float>();
+    Gemm(ctx, gemm_rows, first_n, nh, h, r_main.transposed.data<float>(), r_main.packed_or_null(),
+         rec_data, bias.data());
+
+    if (p.cell == CellKind::kRnn) {
+      for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
+        float* hb = h + b * nh + j0;
+        const float* pr = rec_data + b * gh + j0;
+        for (int64_t j = 0; j < n; ++j) hb[j] = px[j0 + j] + pr[j];
+        Clip(p, hb, n);
+        Activate(f, hb, n, ctx.isa);
+        std::memcpy(out.y + p.YOffset(t, d, b) + j0, hb, static_cast<size_t>(n) * sizeof(float));
+      });
+    } else if (p.cell == CellKind::kGru && !gru_split) {
+      for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
+        float z[kBlock], rg[kBlock], cand[kBlock];
+        const float* pr = rec_data + b * gh;
+        for (int64_t j = 0; j < n; ++j) {
+          z[j] = px[j0 + j] + pr[j0 + j];
+          rg[j] = px[nh + j0 + j] + pr[nh + j0 + j];
+        }
+        Clip(p, z, n);
+        Clip(p, rg, n);
+        Activate(f, z, n, ctx.isa);
+        Activate(f, rg, n, ctx.isa);
+        for (int64_t j = 0; j < n; ++j) {
+          cand[j] = px[2 * nh + j0 + j] + wbh[j0 + j] + rg[j] * pr[2 * nh + j0 + j];
+        }
+        Clip(p, cand, n);
+        Activate(g, cand, n, ctx.isa);
+        float* hb = h + b * nh + j0;
+        for (int64_t j = 0; j < n; ++j) hb[j] = (1.0f - z[j]) * cand[j] + z[j] * hb[j];
+        std::memcpy(out.y + p.YOffset(t, d, b) + j0, hb, static_cast<size_t>(n) * sizeof(float));
+      });
+    } else if (gru_split) {
+      // z overwrites its pre-activation in `rec`; r * H goes to reset_h
+      // (zero for batches past their length, which the next GEMM reads).
+      float* rh = reset_h.data<float>();
+      threading::ParallelFor(ctx.pool, batch, 1.0, [&](int64_t begin, int64_t end) {
+        for (int64_t b = begin; b < end; ++b) {
+          if (s >= p.lengths[static_cast<size_t>(b)]) {
+            std::fill(rh + b * nh, rh + (b + 1) * nh, 0.0f);
+          }
+        }
+      });
+      for_each_unit([&](int64_t b, int64_t /*t*/, const float* px, int64_t j0, int64_t n) {
+        float rg[kBlock];
+        float* z = rec_data + b * first_n + j0;
+        const float* pr = rec_data + b * first_n + nh + j0;
+        for (int64_t j = 0; j < n; ++j) {
+          z[j] += px[j0 + j];
+          rg[j] = px[nh + j0 + j] + pr[j];
+        }
+        Clip(p, z, n);
+        Clip(p, rg, n);
+        Activate(f, z, n, ctx.isa);
+        Activate(f, rg, n, ctx.isa);
+        const float* hb = h + b * nh + j0;
+        for (int64_t j = 0; j < n; ++j) rh[b * nh + j0 + j] = rg[j] * hb[j];
+      });
+      float* rec2 = rec_h.data<float>();
+      Gemm(ctx, gemm_rows, nh, nh, rh, r_h->transposed.data<float>(), r_h->packed_or_null(), rec2,
+           bias.data() + 2 * nh);
+      for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
+        float cand[kBlock];
+        const float* z = rec_data + b * first_n + j0;
+        for (int64_t j = 0; j < n; ++j) cand[j] = px[2 * nh + j0 + j] + rec2[b * nh + j0 + j];
+        Clip(p, cand, n);
+        Activate(g, cand, n, ctx.isa);
+        float* hb = h + b * nh + j0;
+        for (int64_t j = 0; j < n; ++j) hb[j] = (1.0f - z[j]) * cand[j] + z[j] * hb[j];
+        std::memcpy(out.y + p.YOffset(t, d, b) + j0, hb, static_cast<size_t>(n) * sizeof(float));
+      });
+    } else {
+      for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
+        float gi[kBlock], go[kBlock], gf[kBlock], gc[kBlock], hc[kBlock];
+        const float* pr = rec_data + b * gh;
+        float* cb = c + b * nh + j0;
+        for (int64_t j = 0; j < n; ++j) {
+          gi[j] = px[j0 + j] + pr[j0 + j];
+          gc[j] = px[3 * nh + j0 + j] + pr[3 * nh + j0 + j];
+        }
+        if (peep) {
+          for (int64_t j = 0; j < n; ++j) gi[j] += peep[j0 + j] * cb[j];
+        }
+        Clip(p, gi, n);
+        Activate(f, gi, n, ctx.isa);
+        if (p.input_forget) {
+          for (int64_t j = 0; j < n; ++j) gf[j] = 1.0f - gi[j];
+        } else {
+          for (int64_t j = 0; j < n; ++j) gf[j] = px[2 * nh + j0 + j] + pr[2 * nh + j0 + j];
+          if (peep) {
+            for (int64_t j = 0; j < n; ++j) gf[j] += peep[2 * nh + j0 + j] * cb[j];
+          }
+          Clip(p, gf, n);
+          Activate(f, gf, n, ctx.isa);
+        }
+        Clip(p, gc, n);
+        Activate(g, gc, n, ctx.isa);
+        for (int64_t j = 0; j < n; ++j) {
+          cb[j] = gf[j] * cb[j] + gi[j] * gc[j];
+          hc[j] = cb[j];
+          go[j] = px[nh + j0 + j] + pr[nh + j0 + j];
+        }
+        if (peep) {
+          for (int64_t j = 0; j < n; ++j) go[j] += peep[nh + j0 + j] * cb[j];
+        }
+        Clip(p, go, n);
+        Activate(f, go, n, ctx.isa);
+        Activate(h_act, hc, n, ctx.isa);
+        float* hb = h + b * nh + j0;
+        for (int64_t j = 0; j < n; ++j) hb[j] = go[j] * hc[j];
+        std::memcpy(out.y + p.YOffset(t, d, b) + j0, hb, static_cast<size_t>(n) * sizeof(float));
+      });
+    }
+  }
+  for (int64_t b = 0; b < batch; ++b) {
+    std::memcpy(out.y_h + p.StateOffset(d, b), h + b * nh, static_cast<size_t>(nh) * sizeof(float));
+    if (lstm) {
+      std::memcpy(out.y_c + p.StateOffset(d, b), c + b * nh,
+                  static_cast<size_t>(nh) * sizeof(float));
+    }
+  }
+}
+
+std::vector<Tensor> RunRecurrentF32(CellKind cell, const KernelContext& ctx,
+                                    const Attributes& attrs, KernelInputs inputs) {
+  const RecurrentProblem p = recurrent::ParseRecurrent(cell, attrs, inputs);
+  const bool lstm = cell == CellKind::kLstm;
+  // Y is zero past each sequence's length: zero-filled when some sequence
+  // is shorter, else every element is written.
+  const bool all_full =
+      std::all_of(p.lengths.begin(), p.lengths.end(), [&](int64_t len) { return len == p.seq; });
+  Tensor y = all_full ? Tensor::uninitialized(DType::kFloat32, p.YShape())
+                      : Tensor(DType::kFloat32, p.YShape());
+  Tensor y_h = Tensor::uninitialized(DType::kFloat32, p.StateShape());
+  Tensor y_c = Tensor::uninitialized(DType::kFloat32, lstm ? p.StateShape() : Shape({0}));
+  if (p.batch > 0 && p.hidden > 0) {
+    for (int d = 0; d < p.num_directions; ++d) {
+      RunDirection(ctx, p, d, {y.data<float>(), y_h.data<float>(), y_c.data<float>()});
+    }
+  }
+  if (lstm) return {y, y_h, y_c};
+  return {y, y_h};
+}
+
+// float16 and bfloat16 are storage types: every float input is widened to
+// float32 (exact), the layer runs there and each output is rounded back
+// once.
+std::vector<Tensor> RunRecurrent(CellKind cell, const KernelContext& ctx, const Attributes& attrs,
+                                 KernelInputs inputs) {
+  const Tensor* x = inputs.empty() ? nullptr : inputs[0];
+  if (x == nullptr || (x->dtype() != DType::kFloat16 && x->dtype() != DType::kBFloat16)) {
+    return RunRecurrentF32(cell, ctx, attrs, inputs);
+  }
+  const DType dtype = x->dtype();
+  std::vector<Tensor> widened(inputs.size());
+  std::vector<const Tensor*> pointers(inputs.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] == nullptr) continue;
+    pointers[i] = inputs[i];
+    if (i == 4) continue;  // sequence_lens
+    if (inputs[i]->dtype() != dtype) {
+      constexpr const char* kNames[] = {"X",         "W",         "R", "B", "sequence_lens",
+                                        "initial_h", "initial_c", "P"};
+      ThrowKernelError(cell == CellKind::kRnn   ? "RNN"
+                       : cell == CellKind::kGru ? "GRU"
+                                                : "LSTM",
+                       "input '" + std::string(kNames[std::min<size_t>(i, 7)]) + "' is " +
+                           std::string(dtype_name(inputs[i]->dtype())) + ", X is " +
+                           std::string(dtype_name(dtype)));
+    }
+    widened[i] = elementwise::ConvertTensor(*inputs[i], DType::kFloat32);
+    pointers[i] = &widened[i];
+  }
+  std::vector<Tensor> outputs = RunRecurrentF32(cell, ctx, attrs, KernelInputs(pointers));
+  for (Tensor& output : outputs) output = elementwise::ConvertTensor(output, dtype);
+  return outputs;
+}
+
+}  // namespace
+
+std::vector<Tensor> RnnKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs) {
+  return RunRecurrent(CellKind::kRnn, ctx, attrs, inputs);
+}
+
+std::vector<Tensor> GruKernel(const KernelContext& ctx, const Attributes& attrs,
+                              KernelInputs inputs) {
+  return RunRecurrent(CellKind::kGru, ctx, attrs, inputs);
+}
+
+std::vector<Tensor> LstmKernel(const KernelContext& ctx, const Attributes& attrs,
+                               KernelInputs inputs) {
+  return RunRecurrent(CellKind::kLstm, ctx, attrs, inputs);
+}
+
+}  // namespace loom::kernels
