@@ -16,6 +16,8 @@
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
+//   type_rules_data_ops.cc     Unique, CenterCropPad, Col2Im, TensorScatter,
+//                              ReverseSequence, MaxUnpool, Det
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -266,6 +268,15 @@ std::vector<TensorType> InferTrilu(const NodeTypeContext& ctx);
 std::vector<TensorType> InferEyeLike(const NodeTypeContext& ctx);
 // DepthToSpace and SpaceToDepth.
 std::vector<TensorType> InferDepthSpace(const NodeTypeContext& ctx);
+
+// type_rules_data_ops.cc
+std::vector<TensorType> InferUnique(const NodeTypeContext& ctx);
+std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx);
+std::vector<TensorType> InferCol2Im(const NodeTypeContext& ctx);
+std::vector<TensorType> InferTensorScatter(const NodeTypeContext& ctx);
+std::vector<TensorType> InferReverseSequence(const NodeTypeContext& ctx);
+std::vector<TensorType> InferMaxUnpool(const NodeTypeContext& ctx);
+std::vector<TensorType> InferDet(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

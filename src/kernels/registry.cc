@@ -16,6 +16,7 @@
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
+#include "kernels/shape_ops_data.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -67,7 +68,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"CastLike", kAll, kPortable, CastLikeKernel},
     {"Ceil", kFloats, kPortableAvx2, CeilKernel},
     {"Celu", kF32, kPortable, CeluKernel},
+    {"CenterCropPad", kAll, kPortable, CenterCropPadKernel},
     {"Clip", kNumeric, kPortableAvx2, ClipKernel},
+    {"Col2Im", kF32 | kF64, kPortable, Col2ImKernel},
     {"Compress", kAll, kPortable, CompressKernel},
     {"Concat", kAll, kPortable, ConcatKernel},
     {"Constant", kAll, kPortable, ConstantKernel},
@@ -78,6 +81,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Cosh", kFloats, kPortable, CoshKernel},
     {"CumSum", kFloats | kI32 | kI64, kPortable, CumSumKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
+    {"Det", kF32 | kF64, kPortable, DetKernel},
     {"Div", kNumeric, kPortable, DivKernel},
     {"Elu", kFloats, kPortable, EluKernel},
     {"Equal", kAll, kPortable, EqualKernel},
@@ -116,6 +120,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
+    {"MaxUnpool", kFloats, kPortable, MaxUnpoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
     {"Min", kNumeric, kPortable, MinKernel},
     {"Mish", kFloats, kPortable, MishKernel},
@@ -152,6 +157,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
+    {"ReverseSequence", kAll, kPortable, ReverseSequenceKernel},
     {"Round", kFloats, kPortable, RoundKernel},
     {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
     {"ScatterND", kAll, kPortable, ScatterNDKernel},
@@ -176,11 +182,13 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Sum", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, SumKernel},
     {"Tan", kFloats, kPortable, TanKernel},
     {"Tanh", kFloats, kPortableAvx2, TanhKernel},
+    {"TensorScatter", kAll, kPortable, TensorScatterKernel},
     {"ThresholdedRelu", kFloats, kPortable, ThresholdedReluKernel},
     {"Tile", kAll, kPortable, TileKernel},
     {"TopK", kNumeric, kPortable, TopKKernel},
     {"Transpose", kAll, kPortable, TransposeKernel},
     {"Trilu", kAll, kPortable, TriluKernel},
+    {"Unique", kAll, kPortable, UniqueKernel},
     {"Unsqueeze", kAll, kPortable, UnsqueezeKernel},
     {"Where", kAll, kPortable, WhereKernel},
     {"Xor", kBool, kPortable, XorKernel},
