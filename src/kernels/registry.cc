@@ -81,7 +81,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Cosh", kFloats, kPortable, CoshKernel},
     {"CumSum", kFloats | kI32 | kI64, kPortable, CumSumKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
-    {"Det", kF32 | kF64, kPortable, DetKernel},
+    {"Det", kFloats, kPortable, DetKernel},
     {"Div", kNumeric, kPortable, DivKernel},
     {"Elu", kFloats, kPortable, EluKernel},
     {"Equal", kAll, kPortable, EqualKernel},

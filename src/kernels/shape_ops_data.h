@@ -66,8 +66,8 @@ std::vector<Tensor> MaxUnpoolKernel(const KernelContext& ctx, const Attributes& 
                                     KernelInputs inputs);
 
 // Det(X [..., M, M]) -> [...]: LU decomposition with partial pivoting in
-// double precision per matrix, the result rounded once to X's dtype.
-// float32 and float64; parallel over matrices.
+// double precision per matrix, the result rounded to X's dtype (float16
+// and bfloat16 through float32). Float dtypes; parallel over matrices.
 std::vector<Tensor> DetKernel(const KernelContext& ctx, const Attributes& attrs,
                               KernelInputs inputs);
 

@@ -313,6 +313,13 @@ TEST(Det, MatchesCofactorExpansion) {
   }
 }
 
+TEST(Det, HalfFloatsThroughFloat) {
+  for (DType dtype : {DType::kFloat16, DType::kBFloat16}) {
+    const Tensor x = RandomTensor(dtype, Shape({4, 3, 3}), 3);
+    EXPECT_TENSORS_NEAR(testing::CallSingleOutput(DetKernel, {&x}), DetReference(x), 1e-2, 1e-2);
+  }
+}
+
 TEST(Det, Errors) {
   const Tensor x = Floats(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
   ExpectError(DetKernel, {}, {&x}, "Det", {"[..., M, M]", "[2, 3]"});

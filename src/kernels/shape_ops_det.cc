@@ -4,14 +4,36 @@
 // sign flipped per row swap.
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "kernels/dtype_visit.h"
 #include "kernels/shape_ops_data.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
 namespace {
+
+template <typename T>
+double Widen(T value) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return static_cast<double>(static_cast<float>(value));
+  } else {
+    return static_cast<double>(value);
+  }
+}
+
+// float16 and bfloat16 through float: double -> float -> half can round
+// twice, within Det's tolerance.
+template <typename T>
+T Narrow(double value) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(value));
+  } else {
+    return static_cast<T>(value);
+  }
+}
 
 template <typename T>
 void Determinants(const KernelContext& ctx, const T* in, T* out, int64_t count, int64_t m) {
@@ -21,7 +43,7 @@ void Determinants(const KernelContext& ctx, const T* in, T* out, int64_t count, 
                            std::vector<double> a(static_cast<size_t>(m * m));
                            for (int64_t i = begin; i < end; ++i) {
                              const T* src = in + i * m * m;
-                             for (int64_t j = 0; j < m * m; ++j) a[j] = static_cast<double>(src[j]);
+                             for (int64_t j = 0; j < m * m; ++j) a[j] = Widen(src[j]);
                              double det = 1.0;
                              for (int64_t c = 0; c < m; ++c) {
                                int64_t pivot = c;
@@ -46,7 +68,7 @@ void Determinants(const KernelContext& ctx, const T* in, T* out, int64_t count, 
                                    a[r * m + k] -= f * a[c * m + k];
                                }
                              }
-                             out[i] = static_cast<T>(det);
+                             out[i] = Narrow<T>(det);
                            }
                          });
 }
@@ -58,7 +80,7 @@ std::vector<Tensor> DetKernel(const KernelContext& ctx, const Attributes& /*attr
   constexpr std::string_view kOp = "Det";
   CheckInputCount(kOp, inputs, 1, 1);
   const Tensor& x = RequiredInput(kOp, inputs, 0, "X");
-  CheckDType(kOp, "X", x, {DType::kFloat32, DType::kFloat64});
+  CheckDType(kOp, "X", x, {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
   const int rank = x.shape().rank();
   if (rank < 2 || x.shape().dim(rank - 1) != x.shape().dim(rank - 2)) {
     ThrowKernelError(kOp,
@@ -69,11 +91,13 @@ std::vector<Tensor> DetKernel(const KernelContext& ctx, const Attributes& /*attr
       Tensor::uninitialized(x.dtype(), Shape(std::vector<int64_t>(dims.begin(), dims.end() - 2)));
   const int64_t m = dims[rank - 1];
   if (out.num_elements() == 0) return {out};
-  if (x.dtype() == DType::kFloat32) {
-    Determinants(ctx, x.data<float>(), out.data<float>(), out.num_elements(), m);
-  } else {
-    Determinants(ctx, x.data<double>(), out.data<double>(), out.num_elements(), m);
-  }
+  VisitDType(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+      Determinants(ctx, x.data<T>(), out.data<T>(), out.num_elements(), m);
+    }
+  });
   return {out};
 }
 
