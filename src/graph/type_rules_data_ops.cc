@@ -2,6 +2,7 @@
 // CenterCropPad, Col2Im, TensorScatter, ReverseSequence, MaxUnpool, Det.
 // Sizes that come from non-constant inputs, and Unique's data-dependent
 // count, are fresh UnknownDim()s.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -173,8 +174,13 @@ std::vector<TensorType> InferMaxUnpool(const NodeTypeContext& ctx) {
       out[d + 2] = ctx.UnknownDim();
       continue;
     }
-    const int64_t size = ctx.Add(ctx.Mul(in.size() - 1, strides[d], "the output size"),
-                                 (*kernel)[d] - pads[d] - pads[d + spatial], "the output size");
+    if ((*kernel)[d] <= 0 || strides[d] <= 0 || pads[d] < 0 || pads[d + spatial] < 0) {
+      ctx.Fail("kernel_shape and strides must be positive and pads >= 0");
+    }
+    int64_t size = ctx.Mul(std::max<int64_t>(in.size() - 1, 0), strides[d], "the output size");
+    size = ctx.Add(size, (*kernel)[d], "the output size");
+    size =
+        ctx.Add(ctx.Add(size, -pads[d], "the output size"), -pads[d + spatial], "the output size");
     if (size < 0) ctx.Fail("the output size of spatial axis " + std::to_string(d) + " is negative");
     out[d + 2] = Dim(size);
   }

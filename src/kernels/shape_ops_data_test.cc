@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 #include "kernels/reference/shape_ops_data_reference.h"
@@ -280,6 +281,10 @@ TEST(MaxUnpool, Errors) {
   const Tensor idx = Of<int64_t>(Shape({1, 1, 2}), {0, 9});
   ExpectError(MaxUnpoolKernel, Ints("kernel_shape", {2}), {&x, &idx}, "MaxUnpool",
               {"'I' value 9", "3 elements"});
+  ExpectError(MaxUnpoolKernel,
+              Ints("kernel_shape", {std::numeric_limits<int64_t>::max()})
+                  .set("strides", std::vector<int64_t>{std::numeric_limits<int64_t>::max()}),
+              {&x, &idx}, "MaxUnpool", {"overflows"});
   const Tensor small = Int64s({1, 1, 2});
   ExpectError(MaxUnpoolKernel, Ints("kernel_shape", {2}), {&x, &idx, &small}, "MaxUnpool",
               {"'output_shape' [1, 1, 2]", "unpooled shape [1, 1, 3]"});

@@ -1,6 +1,7 @@
 // MaxUnpool: a zero tensor with X scattered to the flat offsets of I (the
 // Indices output of MaxPool). Serial: the writes are a scatter that may
 // repeat an offset (the last write wins), and the zero-fill dominates.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -56,9 +57,13 @@ std::vector<Tensor> MaxUnpoolKernel(const KernelContext& /*ctx*/, const Attribut
     if (kernel[d] <= 0 || strides[d] <= 0 || pads[d] < 0 || pads[d + spatial] < 0) {
       ThrowKernelError(kOp, "kernel_shape and strides must be positive and pads >= 0");
     }
-    const int64_t size =
-        shape_ops::CheckedMul(kOp, "the output size", x.shape().dim(d + 2) - 1, strides[d]) +
-        kernel[d] - pads[d] - pads[d + spatial];
+    int64_t size = shape_ops::CheckedMul(
+        kOp, "the output size", std::max<int64_t>(x.shape().dim(d + 2) - 1, 0), strides[d]);
+    if (__builtin_add_overflow(size, kernel[d], &size) ||
+        __builtin_sub_overflow(size, pads[d], &size) ||
+        __builtin_sub_overflow(size, pads[d + spatial], &size)) {
+      ThrowKernelError(kOp, "the output size of axis " + std::to_string(d + 2) + " overflows");
+    }
     if (size < 0) {
       ThrowKernelError(
           kOp, "the inferred output size of axis " + std::to_string(d + 2) + " is negative");
