@@ -6,6 +6,7 @@ target_sources(loom_graph PRIVATE
   type_rules_constant_ops.cc
   type_rules_conv_pool.cc
   type_rules_copy_ops.cc
+  type_rules_data_ops.cc
   type_rules_elementwise.cc
   type_rules_index_ops.cc
   type_rules_nn.cc
@@ -24,6 +25,8 @@ loom_add_test(NAME loom_graph_test
           type_rules_constant_ops_test.cc type_rules_conv_pool_test.cc
           type_rules_copy_ops_test.cc type_rules_elementwise_test.cc type_rules_index_ops_test.cc
           type_rules_nn_test.cc type_rules_quant_test.cc
+          type_rules_data_ops_test.cc
+          type_rules_nn_test.cc
           type_rules_reduce_test.cc type_rules_shape_ops_test.cc
           type_rules_transformer_test.cc
           type_rules_signal_test.cc type_rules_vision_test.cc

@@ -24,6 +24,8 @@
 //   type_rules_vision.cc       GridSample, AffineGrid, RoiAlign, DeformConv,
 //                              NonMaxSuppression, Einsum
 //   type_rules_signal.cc       DFT, STFT, Hann/Hamming/BlackmanWindow, MelWeightMatrix
+//   type_rules_data_ops.cc     Unique, CenterCropPad, Col2Im, TensorScatter,
+//                              ReverseSequence, MaxUnpool, Det
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -301,6 +303,14 @@ std::vector<TensorType> InferQLinearConv(const NodeTypeContext& ctx);
 // RNN, GRU, LSTM -> Y [seq, dirs, batch, hidden], Y_h (and LSTM's Y_c)
 // [dirs, batch, hidden]; layout 1 puts batch first.
 std::vector<TensorType> InferRecurrent(const NodeTypeContext& ctx);
+// type_rules_data_ops.cc
+std::vector<TensorType> InferUnique(const NodeTypeContext& ctx);
+std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx);
+std::vector<TensorType> InferCol2Im(const NodeTypeContext& ctx);
+std::vector<TensorType> InferTensorScatter(const NodeTypeContext& ctx);
+std::vector<TensorType> InferReverseSequence(const NodeTypeContext& ctx);
+std::vector<TensorType> InferMaxUnpool(const NodeTypeContext& ctx);
+std::vector<TensorType> InferDet(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

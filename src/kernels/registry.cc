@@ -23,6 +23,7 @@
 #include "kernels/transformer/transformer.h"
 #include "kernels/signal/signal.h"
 #include "kernels/vision/vision.h"
+#include "kernels/shape_ops_data.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -77,7 +78,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"CastLike", kAll, kPortable, CastLikeKernel},
     {"Ceil", kFloats, kPortableAvx2, CeilKernel},
     {"Celu", kF32, kPortable, CeluKernel},
+    {"CenterCropPad", kAll, kPortable, CenterCropPadKernel},
     {"Clip", kNumeric, kPortableAvx2, ClipKernel},
+    {"Col2Im", kF32 | kF64, kPortable, Col2ImKernel},
     {"Compress", kAll, kPortable, CompressKernel},
     {"Concat", kAll, kPortable, ConcatKernel},
     {"Constant", kAll, kPortable, ConstantKernel},
@@ -92,6 +95,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"DeformConv", kF32, kAllIsas, DeformConvKernel},
     {"DepthToSpace", kAll, kPortable, DepthToSpaceKernel},
     {"DequantizeLinear", kI8 | kU8 | kI16 | kU16 | kI32, kPortable, DequantizeLinearKernel},
+    {"Det", kFloats, kPortable, DetKernel},
     {"Div", kNumeric, kPortable, DivKernel},
     {"DynamicQuantizeLinear", kF32, kPortable, DynamicQuantizeLinearKernel},
     {"Einsum", kNumeric & ~(kF16 | kBF16), kAllIsas, EinsumKernel},
@@ -138,6 +142,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"MatMulInteger", kI8 | kU8, kPortableAvx2, MatMulIntegerKernel},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
+    {"MaxUnpool", kFloats, kPortable, MaxUnpoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
     {"MelWeightMatrix", kI32 | kI64, kPortable, MelWeightMatrixKernel},
     {"Min", kNumeric, kPortable, MinKernel},
@@ -181,6 +186,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kPortableAvx2, ReluKernel},
     {"Reshape", kAll, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
+    {"ReverseSequence", kAll, kPortable, ReverseSequenceKernel},
     {"RoiAlign", kF32 | kF64, kPortable, RoiAlignKernel},
     {"RotaryEmbedding", kF32 | kF16 | kBF16, kPortable, RotaryEmbeddingKernel},
     {"Round", kFloats, kPortable, RoundKernel},
@@ -208,11 +214,13 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Sum", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, SumKernel},
     {"Tan", kFloats, kPortable, TanKernel},
     {"Tanh", kFloats, kPortableAvx2, TanhKernel},
+    {"TensorScatter", kAll, kPortable, TensorScatterKernel},
     {"ThresholdedRelu", kFloats, kPortable, ThresholdedReluKernel},
     {"Tile", kAll, kPortable, TileKernel},
     {"TopK", kNumeric, kPortable, TopKKernel},
     {"Transpose", kAll, kPortable, TransposeKernel},
     {"Trilu", kAll, kPortable, TriluKernel},
+    {"Unique", kAll, kPortable, UniqueKernel},
     {"Unsqueeze", kAll, kPortable, UnsqueezeKernel},
     {"Where", kAll, kPortable, WhereKernel},
     {"Xor", kBool, kPortable, XorKernel},

@@ -4,20 +4,28 @@
 add_library(loom_kernels_shape_ops STATIC
   shape_ops_cast.cc
   shape_ops_cast_like.cc
+  shape_ops_col2im.cc
   shape_ops_concat_split.cc
   shape_ops_constant.cc
+  shape_ops_crop_pad.cc
+  shape_ops_det.cc
   shape_ops_depth_space.cc
   shape_ops_expand_tile.cc
   shape_ops_gather.cc
   shape_ops_gather_nd.cc
   shape_ops_index.cc
+  shape_ops_max_unpool.cc
   shape_ops_pad.cc
   shape_ops_reshape.cc
+  shape_ops_reverse_sequence.cc
   shape_ops_scatter.cc
   shape_ops_slice.cc
+  shape_ops_tensor_scatter.cc
   shape_ops_transpose.cc
   shape_ops_triangle.cc
+  shape_ops_unique.cc
   shape_ops_util.cc
+  reference/shape_ops_data_reference.cc
   reference/shape_ops_reference.cc
 )
 target_link_libraries(loom_kernels_shape_ops PUBLIC loom_kernels_core PRIVATE loom_warnings)
@@ -28,6 +36,7 @@ loom_add_test(NAME loom_kernels_shape_ops_test
     shape_ops_cast_like_test.cc
     shape_ops_concat_split_test.cc
     shape_ops_constant_test.cc
+    shape_ops_data_test.cc
     shape_ops_depth_space_test.cc
     shape_ops_expand_tile_test.cc
     shape_ops_gather_test.cc
@@ -39,4 +48,5 @@ loom_add_test(NAME loom_kernels_shape_ops_test
     shape_ops_slice_test.cc
     shape_ops_transpose_test.cc
     shape_ops_triangle_test.cc
+    shape_ops_unique_test.cc
   LIBS loom_kernels_shape_ops loom_kernel_test_util LABELS kernels)

@@ -449,8 +449,10 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "as Cast: saturate (19) and round_mode (24) concern only float8 types"},
     {"Ceil", 6, 13, nullptr, kTypesOnly},
     {"Celu", 12, 12, nullptr, kNewest},
+    {"CenterCropPad", 18, 18, nullptr, kNewest},
     {"Clip", 6, 6, nullptr, kAttributeBounds},
     {"Clip", 11, 13, nullptr, "integer types from 12"},
+    {"Col2Im", 18, 18, nullptr, kNewest},
     {"Compress", 9, 11, nullptr, kNegativeAxes},
     {"Concat", 4, 13, nullptr, kNegativeAxes},
     {"Constant", 1, 24, nullptr, kConverted},
@@ -470,6 +472,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"DequantizeLinear", 10, 24, nullptr,
      "axis 13, scale types 19, int16/uint16 and block_size 21, output_dtype 23 (defaults: the "
      "older behaviour); float8/int4/float4 types are refused by dtype"},
+    {"Det", 11, 22, nullptr, kTypesOnly},
     {"Div", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Div", 7, 14, nullptr, kTypesOnly},
     {"Dropout", 1, 22, DropoutToIdentity, "the identity at inference (see DropoutToIdentity)"},
@@ -520,6 +523,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"MatMulInteger", 10, 10, nullptr, kNewest},
     {"Max", 6, 13, nullptr, kNoBroadcast},
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
+    {"MaxUnpool", 9, 22, nullptr, kTypesOnly},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
     {"MelWeightMatrix", 17, 17, nullptr, kNewest},
     {"Min", 6, 13, nullptr, kNoBroadcast},
@@ -576,6 +580,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "roi/scales optional from 13; antialias, axes and keep_aspect_ratio_policy (defaults: the "
      "older behaviour) from 18; half_pixel_symmetric from 19; tf_half_pixel_for_nn (11 only) is "
      "supported"},
+    {"ReverseSequence", 10, 10, nullptr, kNewest},
     {"RoiAlign", 10, 10, RoiAlignOutputHalfPixel,
      "no coordinate_transformation_mode: output_half_pixel, set explicitly (16's default is "
      "half_pixel)"},
@@ -618,6 +623,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Swish", 24, 24, SwishToSilu, "alpha = 1 (the default) is Silu; other values are refused"},
     {"Tan", 7, 22, nullptr, kTypesOnly},
     {"Tanh", 6, 13, nullptr, kTypesOnly},
+    {"TensorScatter", 24, 24, nullptr, kNewest},
     {"ThresholdedRelu", 10, 22, nullptr, kTypesOnly},
     {"Tile", 6, 13, nullptr, kTypesOnly},
     {"TopK", 1, 1, TopKAttributeToInput, "k is an attribute until 10: moved to input 1"},
@@ -626,6 +632,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "bfloat16 24"},
     {"Transpose", 1, 24, nullptr, kTypesOnly},
     {"Trilu", 14, 14, nullptr, kNewest},
+    {"Unique", 11, 11, nullptr, kNewest},
     {"Unsqueeze", 1, 11, AxesToInput, "axes is an attribute until 13: moved to input 1"},
     {"Unsqueeze", 13, 24, nullptr, kTypesOnly},
     {"Upsample", 7, 10, LegacyResize,

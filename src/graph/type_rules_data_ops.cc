@@ -1,0 +1,202 @@
+// Type rules of the kernels of kernels/shape_ops_data.h: Unique,
+// CenterCropPad, Col2Im, TensorScatter, ReverseSequence, MaxUnpool, Det.
+// Sizes that come from non-constant inputs, and Unique's data-dependent
+// count, are fresh UnknownDim()s.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "graph/type_rules.h"
+
+namespace loom::graph {
+namespace {
+
+// The rank of input `index` when known, else -1.
+int RankOf(const NodeTypeContext& ctx, size_t index) {
+  const std::optional<SymbolicShape>& shape = ctx.input_shape(index);
+  return shape ? static_cast<int>(shape->size()) : -1;
+}
+
+}  // namespace
+
+// Unique(X) -> Y, indices [?], inverse_indices, counts [?]: Y is X's
+// elements flattened ([?]) or X's shape with the axis unknown; there is one
+// inverse index per element (no axis) or per slice along axis.
+std::vector<TensorType> InferUnique(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  const Dim unique = ctx.UnknownDim();
+  std::optional<SymbolicShape> y = SymbolicShape{unique};
+  std::optional<SymbolicShape> inverse;
+  if (ctx.has_attribute("axis")) {
+    y = std::nullopt;
+    if (x) {
+      if (x->empty())
+        ctx.Fail("attribute 'axis' needs an input of rank >= 1, got " + ctx.Describe(0));
+      const int axis =
+          ctx.NormalizeAxis(ctx.GetInt("axis", 0), static_cast<int>(x->size()), "attribute 'axis'");
+      y = *x;
+      (*y)[axis] = unique;
+      inverse = SymbolicShape{(*x)[axis]};
+    }
+  } else if (x) {
+    inverse = SymbolicShape{ProductDim(ctx, *x)};
+  } else {
+    inverse = SymbolicShape{ctx.UnknownDim()};
+  }
+  return {TensorType{dtype, y}, TensorType{DType::kInt64, SymbolicShape{unique}},
+          TensorType{DType::kInt64, inverse}, TensorType{DType::kInt64, SymbolicShape{unique}}};
+}
+
+// CenterCropPad(input_data, shape): the listed axes (attribute axes, else
+// all) take the sizes of the constant `shape`, unknown when it is not
+// constant.
+std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  ctx.CheckDTypeIn(1, {DType::kInt32, DType::kInt64});
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{dtype, std::nullopt}};
+  const int rank = static_cast<int>(x->size());
+  std::vector<int> axes;
+  if (const std::optional<std::vector<int64_t>> listed = ctx.GetInts("axes")) {
+    axes = NormalizeAxes(ctx, *listed, rank);
+  } else {
+    for (int a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  const std::optional<std::vector<int64_t>> sizes = ctx.ConstantInts(1);
+  if (sizes && sizes->size() != axes.size()) {
+    ctx.Fail("input " + ctx.Describe(1) + " must hold one size per axis (" +
+             std::to_string(axes.size()) + ")");
+  }
+  SymbolicShape out = *x;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (sizes && (*sizes)[i] < 0) ctx.Fail("input " + ctx.Describe(1) + " has a negative size");
+    out[axes[i]] = sizes ? Dim((*sizes)[i]) : ctx.UnknownDim();
+  }
+  return {TensorType{dtype, out}};
+}
+
+// Col2Im(input [N, C * prod(block), L], image_shape, block_shape) ->
+// [N, C, image...].
+std::vector<TensorType> InferCol2Im(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(3, 3);
+  ctx.CheckDTypeIn(1, {DType::kInt64});
+  ctx.CheckDTypeIn(2, {DType::kInt64});
+  ctx.CheckRank(0, 3);
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  const std::optional<std::vector<int64_t>> image = ctx.ConstantInts(1);
+  const std::optional<std::vector<int64_t>> block = ctx.ConstantInts(2);
+  const std::optional<int64_t> spatial = ctx.ListLength(1);
+  if (!spatial) return {TensorType{dtype, std::nullopt}};
+  SymbolicShape out = {x ? (*x)[0] : ctx.UnknownDim(), ctx.UnknownDim()};
+  if (x && block && (*x)[1].is_known()) {
+    int64_t block_size = 1;
+    for (int64_t b : *block) block_size = ctx.Mul(block_size, b, "the block size");
+    if (block_size <= 0 || (*x)[1].size() % block_size != 0) {
+      ctx.Fail("input " + ctx.Describe(0) + " dim 1 must be a multiple of the block size " +
+               std::to_string(block_size));
+    }
+    out[1] = Dim((*x)[1].size() / block_size);
+  }
+  for (int64_t d = 0; d < *spatial; ++d) {
+    out.push_back(image ? Dim((*image)[d]) : ctx.UnknownDim());
+  }
+  return {TensorType{dtype, out}};
+}
+
+// TensorScatter(past_cache, update, write_indices?): past_cache's type.
+std::vector<TensorType> InferTensorScatter(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckSameDType(1, 0);
+  ctx.CheckDTypeIn(2, {DType::kInt64});
+  const int rank = RankOf(ctx, 0);
+  if (rank >= 0) {
+    if (rank < 2) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 2");
+    ctx.CheckRank(1, rank);
+    if (ctx.NormalizeAxis(ctx.GetInt("axis", -2), rank, "attribute 'axis'") == 0) {
+      ctx.Fail("attribute 'axis' must not be the batch axis 0");
+    }
+  }
+  const std::string mode = ctx.GetString("mode", "linear");
+  if (mode != "linear" && mode != "circular") {
+    ctx.Fail("attribute 'mode' must be linear or circular (got '" + mode + "')");
+  }
+  return {ctx.input(0)};
+}
+
+// ReverseSequence(input, sequence_lens): input's type.
+std::vector<TensorType> InferReverseSequence(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  ctx.CheckDTypeIn(1, {DType::kInt64});
+  ctx.CheckRank(1, 1);
+  const int rank = RankOf(ctx, 0);
+  if (rank >= 0 && rank < 2) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 2");
+  return {ctx.input(0)};
+}
+
+// MaxUnpool(X, I, output_shape?): the constant output_shape, else per
+// spatial axis (in - 1) * stride + kernel - pad_begin - pad_end.
+std::vector<TensorType> InferMaxUnpool(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  ctx.CheckDTypeIn(1, {DType::kInt64});
+  ctx.CheckDTypeIn(2, {DType::kInt64});
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (ctx.has_input(2)) {
+    if (const std::optional<std::vector<int64_t>> shape = ctx.ConstantInts(2)) {
+      SymbolicShape out;
+      for (int64_t d : *shape) out.push_back(Dim(d));
+      return {TensorType{dtype, out}};
+    }
+    if (x) return {TensorType{dtype, UnknownDims(ctx, x->size())}};
+    return {TensorType{dtype, std::nullopt}};
+  }
+  if (!x) return {TensorType{dtype, std::nullopt}};
+  const int rank = static_cast<int>(x->size());
+  if (rank < 3) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 3");
+  const size_t spatial = static_cast<size_t>(rank - 2);
+  const std::optional<std::vector<int64_t>> kernel = ctx.GetInts("kernel_shape");
+  if (!kernel) ctx.Fail("attribute 'kernel_shape' is required");
+  const std::vector<int64_t> strides = ctx.GetInts("strides", std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> pads = ctx.GetInts("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (kernel->size() != spatial || strides.size() != spatial || pads.size() != 2 * spatial) {
+    ctx.Fail("attributes kernel_shape, strides and pads must have " + std::to_string(spatial) +
+             ", " + std::to_string(spatial) + " and " + std::to_string(2 * spatial) +
+             " values for input " + ctx.Describe(0));
+  }
+  SymbolicShape out = *x;
+  for (size_t d = 0; d < spatial; ++d) {
+    const Dim& in = (*x)[d + 2];
+    if (!in.is_known()) {
+      out[d + 2] = ctx.UnknownDim();
+      continue;
+    }
+    if ((*kernel)[d] <= 0 || strides[d] <= 0 || pads[d] < 0 || pads[d + spatial] < 0) {
+      ctx.Fail("kernel_shape and strides must be positive and pads >= 0");
+    }
+    int64_t size = ctx.Mul(std::max<int64_t>(in.size() - 1, 0), strides[d], "the output size");
+    size = ctx.Add(size, (*kernel)[d], "the output size");
+    size =
+        ctx.Add(ctx.Add(size, -pads[d], "the output size"), -pads[d + spatial], "the output size");
+    if (size < 0) ctx.Fail("the output size of spatial axis " + std::to_string(d) + " is negative");
+    out[d + 2] = Dim(size);
+  }
+  return {TensorType{dtype, out}};
+}
+
+// Det(X [..., M, M]) -> [...].
+std::vector<TensorType> InferDet(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  const DType dtype = ctx.input(0).dtype;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{dtype, std::nullopt}};
+  if (x->size() < 2) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 2");
+  UnifyDims(ctx, (*x)[x->size() - 2], x->back(),
+            "input " + ctx.Describe(0) + " must hold square matrices");
+  return {TensorType{dtype, SymbolicShape(x->begin(), x->end() - 2)}};
+}
+
+}  // namespace loom::graph
