@@ -95,13 +95,17 @@ onnx::ModelProto ToModel(const Graph& graph) {
     onnx::NodeProto* n = proto->add_node();
     n->set_name(node.name);
     n->set_op_type(node.op_type);
-    if (!ops::IsOnnxOpWithOnnxAttributes(node.op_type, node.attributes)) {
+    // Hints the importer adds and derives again on load (opset_adapter.cc):
+    // Attention's output count. Kept, they would make the node Loom-only.
+    Attributes attributes = node.attributes;
+    if (node.op_type == "Attention") attributes.erase("loom_outputs");
+    if (!ops::IsOnnxOpWithOnnxAttributes(node.op_type, attributes)) {
       n->set_domain(kLoomDomain);
       uses_loom_domain = true;
     }
     for (const std::string& input : node.inputs) n->add_input(input);
     for (const std::string& output : node.outputs) n->add_output(output);
-    for (const auto& [name, value] : node.attributes) SetAttribute(name, value, n->add_attribute());
+    for (const auto& [name, value] : attributes) SetAttribute(name, value, n->add_attribute());
   }
   if (uses_loom_domain) {
     onnx::OperatorSetIdProto* loom_opset = model.add_opset_import();

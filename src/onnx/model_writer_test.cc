@@ -75,6 +75,27 @@ TEST(OnnxWriter, PlainOnnxNodesStayInTheDefaultDomainAndLoomsInAiLoom) {
   EXPECT_EQ(model.opset_import(1).domain(), "ai.loom");
 }
 
+TEST(OnnxWriter, ImportedAttentionStaysAnOnnxNodeAndRoundTrips) {
+  // The importer tells Attention its output count (attribute loom_outputs);
+  // the writer leaves that hint out and the importer adds it again.
+  TestModel m(/*opset=*/23, /*ir_version=*/10);
+  for (const char* name : {"q", "k", "v"}) m.Input(name, onnx::TensorProto::FLOAT, {1, 2, 3, 4});
+  m.Node("Attention", {"q", "k", "v"}, {"y"}, "attention");
+  m.Output("y", onnx::TensorProto::FLOAT, {1, 2, 3, 4});
+  const Graph original = load_onnx_model_from_bytes(m.Serialize(), "", "m.onnx");
+  ASSERT_EQ(original.nodes.size(), 1u);
+  EXPECT_TRUE(original.nodes[0].attributes.count("loom_outputs"));
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(save_onnx_model_to_bytes(original)));
+  ASSERT_EQ(model.graph().node_size(), 1);
+  EXPECT_EQ(model.graph().node(0).domain(), "");
+  EXPECT_EQ(model.graph().node(0).attribute_size(), 0);
+  EXPECT_EQ(model.opset_import_size(), 1);
+  const Graph again =
+      load_onnx_model_from_bytes(save_onnx_model_to_bytes(original), "", "saved.onnx");
+  EXPECT_EQ(again.to_string(), original.to_string());
+}
+
 TEST(OnnxWriter, OptimizedGraphReadBackComputesTheSame) {
   for (Graph (*make)() : {&runtime::testing::MobileNetV2Graph, &runtime::testing::MlpGraph}) {
     const Graph graph = make();
