@@ -160,6 +160,12 @@ SymbolicShape ToSymbolicShape(const Shape& shape);
 // The broadcast of two dims (see BroadcastInputs), nullopt when they clash.
 std::optional<Dim> BroadcastDim(const NodeTypeContext& ctx, const Dim& a, const Dim& b);
 
+// MatMul's output shape of inputs `ia` and `ib` (NumPy matmul: batch dims
+// broadcast; a 1-D operand promoted and its unit dim dropped); nullopt when
+// a shape is unknown. Fails on rank 0, different known K, or batch dims
+// that do not broadcast. MatMul, MatMulInteger and QLinearMatMul use it.
+std::optional<SymbolicShape> MatMulShape(const NodeTypeContext& ctx, size_t ia, size_t ib);
+
 // Multidirectional (NumPy) broadcasting of the shapes of inputs `indices`
 // (absent ones skipped). Per axis: equal dims stay; a known 1 yields to the
 // other; a symbol meeting a known size k takes k (the symbol must be k or 1

@@ -1,6 +1,8 @@
 // Type rules of the matrix products (kernels/matmul.h), the
 // normalizations (kernels/normalization.h) and the fused attention
 // (kernels/attention/attention.h).
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,20 +14,15 @@ namespace loom::graph {
 // MatMul (NumPy matmul): [..., M, K] x [..., K, N] -> [..., M, N], batch
 // dims broadcast; a 1-D A is [1, K] and a 1-D B [K, 1], the added unit dim
 // dropped from the result.
-namespace {
-
-// MatMul's output type from inputs 0 and 1.
-std::vector<TensorType> MatMulOutput(const NodeTypeContext& ctx) {
-  ctx.CheckSameDType(1, 0);
-  const DType dtype = ctx.input(0).dtype;
-  const std::optional<SymbolicShape>& a_shape = ctx.input_shape(0);
-  const std::optional<SymbolicShape>& b_shape = ctx.input_shape(1);
-  for (size_t i : {0, 1}) {
+std::optional<SymbolicShape> MatMulShape(const NodeTypeContext& ctx, size_t ia, size_t ib) {
+  const std::optional<SymbolicShape>& a_shape = ctx.input_shape(ia);
+  const std::optional<SymbolicShape>& b_shape = ctx.input_shape(ib);
+  for (size_t i : {ia, ib}) {
     if (ctx.input_shape(i) && ctx.input_shape(i)->empty()) {
       ctx.Fail("input " + ctx.Describe(i) + " must have rank >= 1");
     }
   }
-  if (!a_shape || !b_shape) return {TensorType{dtype, std::nullopt}};
+  if (!a_shape || !b_shape) return std::nullopt;
   SymbolicShape a = *a_shape;
   SymbolicShape b = *b_shape;
   const bool a_vector = a.size() == 1;
@@ -35,8 +32,8 @@ std::vector<TensorType> MatMulOutput(const NodeTypeContext& ctx) {
   const Dim& k_a = a[a.size() - 1];
   const Dim& k_b = b[b.size() - 2];
   if (k_a.is_known() && k_b.is_known() && k_a.size() != k_b.size()) {
-    ctx.Fail("inner dimensions differ: " + ctx.Describe(0) + " has K = " + k_a.to_string() + ", " +
-             ctx.Describe(1) + " has K = " + k_b.to_string());
+    ctx.Fail("inner dimensions differ: " + ctx.Describe(ia) + " has K = " + k_a.to_string() + ", " +
+             ctx.Describe(ib) + " has K = " + k_b.to_string());
   }
   // Batch dims: everything before the last two, broadcast.
   const size_t a_batch = a.size() - 2;
@@ -48,14 +45,22 @@ std::vector<TensorType> MatMulOutput(const NodeTypeContext& ctx) {
     const Dim db = axis + b_batch >= batch ? b[axis + b_batch - batch] : Dim(1);
     const std::optional<Dim> merged = BroadcastDim(ctx, da, db);
     if (!merged) {
-      ctx.Fail("batch dimensions of " + ctx.Describe(0) + " and " + ctx.Describe(1) +
+      ctx.Fail("batch dimensions of " + ctx.Describe(ia) + " and " + ctx.Describe(ib) +
                " do not broadcast (" + da.to_string() + " vs " + db.to_string() + ")");
     }
     out.push_back(*merged);
   }
   if (!a_vector) out.push_back(a[a.size() - 2]);
   if (!b_vector) out.push_back(b[b.size() - 1]);
-  return {TensorType{dtype, out}};
+  return out;
+}
+
+namespace {
+
+// MatMul's output type from inputs 0 and 1.
+std::vector<TensorType> MatMulOutput(const NodeTypeContext& ctx) {
+  ctx.CheckSameDType(1, 0);
+  return {TensorType{ctx.input(0).dtype, MatMulShape(ctx, 0, 1)}};
 }
 
 }  // namespace

@@ -28,44 +28,6 @@ std::optional<DType> OutputDTypeAttribute(const NodeTypeContext& ctx,
   return dtype;
 }
 
-// MatMul's output shape of inputs `ia` and `ib` (NumPy matmul; batch dims
-// broadcast; 1-D operands promoted and the unit dim dropped).
-std::optional<SymbolicShape> MatMulShape(const NodeTypeContext& ctx, size_t ia, size_t ib) {
-  const std::optional<SymbolicShape>& a_shape = ctx.input_shape(ia);
-  const std::optional<SymbolicShape>& b_shape = ctx.input_shape(ib);
-  for (size_t i : {ia, ib}) {
-    if (ctx.input_shape(i) && ctx.input_shape(i)->empty()) {
-      ctx.Fail("input " + ctx.Describe(i) + " must have rank >= 1");
-    }
-  }
-  if (!a_shape || !b_shape) return std::nullopt;
-  SymbolicShape a = *a_shape;
-  SymbolicShape b = *b_shape;
-  const bool a_vector = a.size() == 1;
-  const bool b_vector = b.size() == 1;
-  if (a_vector) a.insert(a.begin(), Dim(1));
-  if (b_vector) b.push_back(Dim(1));
-  UnifyDims(ctx, a[a.size() - 1], b[b.size() - 2],
-            "inner dimensions of " + ctx.Describe(ia) + " and " + ctx.Describe(ib) + " differ");
-  const size_t a_batch = a.size() - 2;
-  const size_t b_batch = b.size() - 2;
-  const size_t batch = std::max(a_batch, b_batch);
-  SymbolicShape out;
-  for (size_t axis = 0; axis < batch; ++axis) {
-    const Dim da = axis + a_batch >= batch ? a[axis + a_batch - batch] : Dim(1);
-    const Dim db = axis + b_batch >= batch ? b[axis + b_batch - batch] : Dim(1);
-    const std::optional<Dim> merged = BroadcastDim(ctx, da, db);
-    if (!merged) {
-      ctx.Fail("batch dimensions of " + ctx.Describe(ia) + " and " + ctx.Describe(ib) +
-               " do not broadcast (" + da.to_string() + " vs " + db.to_string() + ")");
-    }
-    out.push_back(*merged);
-  }
-  if (!a_vector) out.push_back(a[a.size() - 2]);
-  if (!b_vector) out.push_back(b[b.size() - 1]);
-  return out;
-}
-
 // Conv's output shape of x (input `ix`) and w (input `iw`): [N, M, out...],
 // the spatial sizes from Conv's geometry when every size is known.
 std::optional<SymbolicShape> ConvShape(const NodeTypeContext& ctx, size_t ix, size_t iw) {

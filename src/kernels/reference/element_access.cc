@@ -1,6 +1,7 @@
 #include "kernels/reference/element_access.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "kernels/dtype_visit.h"
@@ -69,6 +70,27 @@ void WriteElementFromInt64(Tensor& t, int64_t i, int64_t v) {
       WriteElementFromDouble(t, i, static_cast<double>(v));
     }
   });
+}
+
+std::vector<int64_t> Unravel(int64_t linear, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> index(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = linear % dims[d];
+    linear /= dims[d];
+  }
+  return index;
+}
+
+int64_t Ravel(const std::vector<int64_t>& index, const std::vector<int64_t>& dims) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
+  return linear;
+}
+
+void CopyElement(const Tensor& in, int64_t i, Tensor& out, int64_t o) {
+  const size_t size = dtype_size(in.dtype());
+  std::memcpy(static_cast<std::byte*>(out.raw_data()) + o * static_cast<int64_t>(size),
+              static_cast<const std::byte*>(in.raw_data()) + i * static_cast<int64_t>(size), size);
 }
 
 }  // namespace loom::kernels

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "loom/tensor.h"
 
@@ -24,5 +25,12 @@ void WriteElementFromDouble(Tensor& t, int64_t i, double v);
 // Stores v at element i: wrapped to the width of integer dtypes (two's
 // complement), converted for float dtypes, v != 0 for bool.
 void WriteElementFromInt64(Tensor& t, int64_t i, int64_t v);
+
+// The row-major index of element `linear` of a tensor of `dims`, and back.
+std::vector<int64_t> Unravel(int64_t linear, const std::vector<int64_t>& dims);
+int64_t Ravel(const std::vector<int64_t>& index, const std::vector<int64_t>& dims);
+
+// out element o := in element i (same dtype).
+void CopyElement(const Tensor& in, int64_t i, Tensor& out, int64_t o);
 
 }  // namespace loom::kernels

@@ -10,28 +10,6 @@
 namespace loom::kernels {
 namespace {
 
-std::vector<int64_t> Unravel(int64_t linear, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> index(dims.size());
-  for (size_t d = dims.size(); d-- > 0;) {
-    index[d] = linear % dims[d];
-    linear /= dims[d];
-  }
-  return index;
-}
-
-int64_t Ravel(const std::vector<int64_t>& index, const std::vector<int64_t>& dims) {
-  int64_t linear = 0;
-  for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
-  return linear;
-}
-
-// out element o := in element i.
-void CopyElement(const Tensor& in, int64_t i, Tensor& out, int64_t o) {
-  const size_t size = dtype_size(in.dtype());
-  std::memcpy(static_cast<std::byte*>(out.raw_data()) + o * static_cast<int64_t>(size),
-              static_cast<const std::byte*>(in.raw_data()) + i * static_cast<int64_t>(size), size);
-}
-
 // Every output element from the input element `source(output index)`.
 template <typename Fn>
 Tensor MapElements(const Tensor& x, const Shape& out_shape, Fn source) {
