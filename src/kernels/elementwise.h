@@ -135,6 +135,11 @@ std::vector<Tensor> ReluKernel(const KernelContext& ctx, const Attributes& attrs
                                KernelInputs inputs);
 std::vector<Tensor> LeakyReluKernel(const KernelContext& ctx, const Attributes& attrs,
                                     KernelInputs inputs);
+// PRelu(X, slope): x < 0 ? slope * x : x, slope broadcast to X's shape
+// (unidirectional); the float dtypes, int32, int64, uint32, uint64
+// (elementwise_prelu.cc).
+std::vector<Tensor> PReluKernel(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs);
 std::vector<Tensor> ClipKernel(
     const KernelContext& ctx, const Attributes& attrs,
     KernelInputs inputs);  // inputs input, min (optional), max (optional)
