@@ -9,6 +9,7 @@ target_sources(loom_graph PRIVATE
   type_rules_elementwise.cc
   type_rules_index_ops.cc
   type_rules_nn.cc
+  type_rules_prelu_group_norm.cc
   type_rules_reduce.cc
   type_rules_resize.cc
   type_rules_shape_ops.cc
@@ -18,6 +19,6 @@ loom_add_test(NAME loom_graph_test
   SOURCES builder_test.cc verifier_test.cc type_inference_test.cc
           type_rules_constant_ops_test.cc type_rules_conv_pool_test.cc
           type_rules_copy_ops_test.cc type_rules_elementwise_test.cc type_rules_index_ops_test.cc
-          type_rules_nn_test.cc
+          type_rules_nn_test.cc type_rules_prelu_group_norm_test.cc
           type_rules_reduce_test.cc type_rules_shape_ops_test.cc
   LIBS loom_graph LABELS graph)

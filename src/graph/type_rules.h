@@ -267,6 +267,10 @@ std::vector<TensorType> InferEyeLike(const NodeTypeContext& ctx);
 // DepthToSpace and SpaceToDepth.
 std::vector<TensorType> InferDepthSpace(const NodeTypeContext& ctx);
 
+// type_rules_prelu_group_norm.cc
+std::vector<TensorType> InferPRelu(const NodeTypeContext& ctx);
+std::vector<TensorType> InferGroupNormalization(const NodeTypeContext& ctx);
+
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant
 // (what Reshape, Slice ... read as constant inputs), else nullopt.

@@ -8,10 +8,12 @@
 #include "kernels/conv.h"
 #include "kernels/conv_transpose.h"
 #include "kernels/elementwise.h"
+#include "kernels/elementwise_bitwise.h"
 #include "kernels/elementwise_math.h"
 #include "kernels/matmul.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
+#include "kernels/normalization_more.h"
 #include "kernels/pool.h"
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
@@ -43,6 +45,8 @@ constexpr DTypeMask kReduceTypes = kF32 | kF64 | kBF16 | kI32 | kU32 | kI64 | kU
 constexpr DTypeMask kReduceExtremeTypes = kReduceTypes | kI8 | kU8;
 // ArgMax/ArgMin: every ONNX numeric type but float16.
 constexpr DTypeMask kArgReduceTypes = kNumeric & ~kF16;
+// The Bitwise ops: every integer type.
+constexpr DTypeMask kIntegers = kI8 | kU8 | kI16 | kU16 | kI32 | kU32 | kI64 | kU64;
 
 constexpr IsaMask kPortable = IsaBit(Isa::kPortable);
 constexpr IsaMask kPortableAvx2 = kPortable | IsaBit(Isa::kAvx2Fma);
@@ -63,6 +67,11 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Atanh", kFloats, kPortable, AtanhKernel},
     {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
     {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
+    {"BitShift", kU8 | kU16 | kU32 | kU64, kPortable, BitShiftKernel},
+    {"BitwiseAnd", kIntegers, kPortable, BitwiseAndKernel},
+    {"BitwiseNot", kIntegers, kPortable, BitwiseNotKernel},
+    {"BitwiseOr", kIntegers, kPortable, BitwiseOrKernel},
+    {"BitwiseXor", kIntegers, kPortable, BitwiseXorKernel},
     {"Cast", kAll, kPortable, CastKernel},
     {"CastLike", kAll, kPortable, CastLikeKernel},
     {"Ceil", kFloats, kPortableAvx2, CeilKernel},
@@ -97,6 +106,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"GlobalMaxPool", kF32 | kF64, kPortableAvx2, GlobalMaxPoolKernel},
     {"Greater", kNumeric, kPortable, GreaterKernel},
     {"GreaterOrEqual", kNumeric, kPortable, GreaterOrEqualKernel},
+    {"GroupNormalization", kFloats, kPortable, GroupNormalizationKernel},
     {"HardSigmoid", kFloats, kPortableAvx2, HardSigmoidKernel},
     {"HardSwish", kFloats, kPortableAvx2, HardSwishKernel},
     {"Hardmax", kFloats, kPortable, HardmaxKernel},
@@ -104,6 +114,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
     {"IsNaN", kFloats, kPortable, IsNaNKernel},
+    {"LRN", kFloats, kPortable, LrnKernel},
     {"LayerNormalization", kF32 | kF64, kPortable, LayerNormalizationKernel},
     {"LeakyRelu", kFloats, kPortableAvx2, LeakyReluKernel},
     {"Less", kNumeric, kPortable, LessKernel},
@@ -113,10 +124,13 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: fused attention (attention/attention.h), written by
     // graph/passes/attention_fusion.cc.
     {"LoomAttention", kF32, kAllIsas, AttentionKernel},
+    {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
+    {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
+    {"MeanVarianceNormalization", kFloats, kPortable, MeanVarianceNormalizationKernel},
     {"Min", kNumeric, kPortable, MinKernel},
     {"Mish", kFloats, kPortable, MishKernel},
     {"Mod", kNumeric, kPortable, ModKernel},
@@ -136,12 +150,14 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
     {"Or", kBool, kPortable, OrKernel},
+    {"PRelu", kFloats | kI32 | kI64 | kU32 | kU64, kPortable, PReluKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},
     {"ReduceL2", kReduceTypes, kAllIsas, ReduceL2Kernel},
+    {"ReduceLogSum", kF32 | kF64 | kBF16, kAllIsas, ReduceLogSumKernel},
     {"ReduceLogSumExp", kF32 | kF64 | kBF16, kAllIsas, ReduceLogSumExpKernel},
     {"ReduceMax", kReduceExtremeTypes, kAllIsas, ReduceMaxKernel},
     {"ReduceMean", kReduceTypes, kAllIsas, ReduceMeanKernel},

@@ -236,6 +236,57 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
            Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
 }
 
+// GroupNormalization-18 has scale and bias per group ([num_groups]); 21
+// has them per channel ([C]). Each becomes
+//   Reshape(Expand(Unsqueeze(v, [1]), [G, C / G]), [-1])
+// with C read from X at run time: Shape(X, start = 1, end = 2).
+void GroupNormPerGroupToPerChannel(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto groups_it = node.attributes.find("num_groups");
+  if (node.inputs.size() != 3 || node.inputs[0].empty() || groups_it == node.attributes.end() ||
+      !std::holds_alternative<int64_t>(groups_it->second)) {
+    return;  // malformed: left for the verifier and the kernel to report
+  }
+  const int64_t groups = std::get<int64_t>(groups_it->second);
+  const std::string x = node.inputs[0];
+  const std::string name = node.name;
+  const std::string groups_value = adapter.AddInt64Constant(name + "/num_groups", {groups});
+  const std::string channels = adapter.FreshValueName(name + "/channels");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/channels"),
+                       "Shape",
+                       {x},
+                       {channels},
+                       Attributes{{"start", int64_t{1}}, {"end", int64_t{2}}}});
+  const std::string per_group = adapter.FreshValueName(name + "/channels_per_group");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/channels_per_group"),
+                       "Div",
+                       {channels, groups_value},
+                       {per_group},
+                       {}});
+  const std::string grid = adapter.FreshValueName(name + "/group_grid");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/group_grid"),
+                       "Concat",
+                       {groups_value, per_group},
+                       {grid},
+                       Attributes{{"axis", int64_t{0}}}});
+  const std::string axis1 = adapter.AddInt64Constant(name + "/axis1", {1});
+  const std::string flat = adapter.AddInt64Constant(name + "/flat", {-1});
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    const std::string v = adapter.node(index).inputs[i];
+    if (v.empty()) continue;
+    const std::string column = adapter.FreshValueName(v + "/column");
+    const std::string wide = adapter.FreshValueName(v + "/per_channel_grid");
+    const std::string per_channel = adapter.FreshValueName(v + "/per_channel");
+    adapter.AddNode(
+        Node{adapter.FreshNodeName(v + "/column"), "Unsqueeze", {v, axis1}, {column}, {}});
+    adapter.AddNode(
+        Node{adapter.FreshNodeName(v + "/per_channel_grid"), "Expand", {column, grid}, {wide}, {}});
+    adapter.AddNode(Node{
+        adapter.FreshNodeName(v + "/per_channel"), "Reshape", {wide, flat}, {per_channel}, {}});
+    adapter.node(index).inputs[i] = per_channel;
+  }
+}
+
 // Swish(x) = x * sigmoid(alpha * x); with alpha = 1 (the default) that is
 // Loom's Silu.
 void SwishToSilu(OpsetAdapter& adapter, size_t index) {
@@ -404,6 +455,11 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "the spatial attribute: 1 (default) is the later form, 0 is refused"},
     {"BatchNormalization", 9, 15, nullptr,
      "training_mode from 14 (default 0; the kernel refuses 1); types at 15"},
+    {"BitShift", 11, 11, nullptr, kNewest},
+    {"BitwiseAnd", 18, 18, nullptr, kNewest},
+    {"BitwiseNot", 18, 18, nullptr, kNewest},
+    {"BitwiseOr", 18, 18, nullptr, kNewest},
+    {"BitwiseXor", 18, 18, nullptr, kNewest},
     {"Cast", 6, 24, nullptr,
      "string types from 9; saturate (19) and round_mode (24) concern only float8 types, which "
      "Loom does not have"},
@@ -446,6 +502,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"GlobalMaxPool", 1, 22, nullptr, kTypesOnly},
     {"Greater", 7, 13, nullptr, kTypesOnly},
     {"GreaterOrEqual", 12, 16, nullptr, kTypesOnly},
+    {"GroupNormalization", 18, 18, GroupNormPerGroupToPerChannel,
+     "scale and bias per group (18) are expanded to per channel (21)"},
+    {"GroupNormalization", 21, 21, nullptr, kNewest},
     {"HardSigmoid", 6, 22, nullptr, kTypesOnly},
     {"HardSwish", 14, 22, nullptr, kTypesOnly},
     {"Hardmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
@@ -454,6 +513,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
     {"IsInf", 10, 20, nullptr, kTypesOnly},
     {"IsNaN", 9, 20, nullptr, kTypesOnly},
+    {"LRN", 1, 13, nullptr, kTypesOnly},
     {"LayerNormalization", 17, 17, nullptr, kNewest},
     {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
     {"Less", 7, 13, nullptr, kTypesOnly},
@@ -461,10 +521,15 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Log", 6, 13, nullptr, kTypesOnly},
     {"LogSoftmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"LogSoftmax", 13, 13, nullptr, kNewest},
+    {"LpNormalization", 1, 22, nullptr, kTypesOnly},
+    {"LpPool", 2, 22, nullptr,
+     "11 rewords auto_pad; dilations and ceil_mode from 18 (defaults: the older behaviour); types "
+     "22"},
     {"MatMul", 1, 13, nullptr, kTypesOnly},
     {"Max", 6, 13, nullptr, kNoBroadcast},
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
+    {"MeanVarianceNormalization", 9, 13, nullptr, kTypesOnly},
     {"Min", 6, 13, nullptr, kNoBroadcast},
     {"Mish", 18, 22, nullptr, kTypesOnly},
     {"Mod", 10, 13, nullptr, kTypesOnly},
@@ -478,6 +543,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "their rows are set back to off_value"},
     {"OneHot", 11, 11, nullptr, kNewest},
     {"Or", 7, 7, nullptr, kNewest},
+    {"PRelu", 7, 16, nullptr, "slope broadcast to X from 7; 9 and 16 add types"},
     {"Pad", 2, 2, nullptr, kAttributeBounds},
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
     {"Pow", 1, 1, LegacyBroadcast, kLegacyBroadcast},
@@ -488,6 +554,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"ReduceL1", 18, 18, nullptr, kNewest},
     {"ReduceL2", 1, 13, AxesToInput, kAxesAttribute},
     {"ReduceL2", 18, 18, nullptr, kNewest},
+    {"ReduceLogSum", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceLogSum", 18, 18, nullptr, kNewest},
     {"ReduceLogSumExp", 1, 13, AxesToInput, kAxesAttribute},
     {"ReduceLogSumExp", 18, 18, nullptr, kNewest},
     {"ReduceMax", 1, 13, AxesToInput, kAxesAttribute},
