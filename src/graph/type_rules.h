@@ -16,6 +16,7 @@
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
+//   type_rules_prelu_group_norm.cc  PRelu, GroupNormalization
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
