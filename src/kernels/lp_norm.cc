@@ -31,8 +31,7 @@ void Run(const KernelContext& ctx, const Tensor& x, const AxisExtents& e, int64_
           }
           const double norm = p == 1 ? sum : std::sqrt(sum);
           for (int64_t k = 0; k < e.n; ++k) {
-            dst[k * e.inner] =
-                norm == 0 ? T{0} : static_cast<T>(static_cast<double>(src[k * e.inner]) / norm);
+            dst[k * e.inner] = static_cast<T>(static_cast<double>(src[k * e.inner]) / norm);
           }
         }
       });

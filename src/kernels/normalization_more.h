@@ -6,7 +6,8 @@
 //   MeanVarianceNormalization   (9, 13)   mean_variance_norm.cc
 //
 // LpNormalization(input; axis = -1, p = 2): y = x / (sum |x|^p)^(1/p) along
-// `axis`, p in {1, 2}. A line whose norm is 0 gives 0 (not 0/0 = NaN).
+// `axis`, p in {1, 2}. A line whose norm is 0 gives 0/0 = NaN, as the ONNX
+// test data expects.
 // GroupNormalization(X, scale, bias; epsilon = 1e-5, num_groups, stash_type
 // = 1): X [N, C, ...] with C a multiple of num_groups; each group of C /
 // num_groups channels of one sample is normalized by its own mean and

@@ -38,7 +38,7 @@ Tensor LpNormReference(const Tensor& x, int axis, int p) {
       sum += p == 1 ? std::fabs(v) : v * v;
     }
     const double norm = p == 1 ? sum : std::sqrt(sum);
-    WriteElementFromDouble(y, i, norm == 0 ? 0.0 : ReadElementAsDouble(x, i) / norm);
+    WriteElementFromDouble(y, i, ReadElementAsDouble(x, i) / norm);
   }
   return y;
 }

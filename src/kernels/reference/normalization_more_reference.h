@@ -9,7 +9,7 @@
 
 namespace loom::kernels {
 
-// x / ||line||_p along `axis` (non-negative); 0 for a zero norm.
+// x / ||line||_p along `axis` (non-negative); NaN for a zero norm.
 Tensor LpNormReference(const Tensor& x, int axis, int p);
 
 // Groups of C / groups channels normalized per sample; scale, bias [C].
