@@ -216,6 +216,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"Log", InferUnary},
     {"LogSoftmax", InferSoftmax},
     {"LoomAttention", InferLoomAttention},
+    {"LoomDropout", InferLoomDropout},
     {"LpNormalization", InferUnary},
     {"LpPool", InferAveragePool},
     {"MatMul", InferMatMul},

@@ -16,7 +16,7 @@
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
 //                              DepthToSpace, SpaceToDepth
-//   type_rules_prelu_group_norm.cc  PRelu, GroupNormalization
+//   type_rules_prelu_group_norm.cc  PRelu, GroupNormalization, LoomDropout
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -270,6 +270,8 @@ std::vector<TensorType> InferDepthSpace(const NodeTypeContext& ctx);
 
 // type_rules_prelu_group_norm.cc
 std::vector<TensorType> InferPRelu(const NodeTypeContext& ctx);
+// LoomDropout (kernels/elementwise.h) -> data's type and a bool mask.
+std::vector<TensorType> InferLoomDropout(const NodeTypeContext& ctx);
 std::vector<TensorType> InferGroupNormalization(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc

@@ -1,4 +1,5 @@
-// Type rules of PRelu (slope broadcast to X) and GroupNormalization.
+// Type rules of PRelu (slope broadcast to X), GroupNormalization and
+// LoomDropout.
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ std::vector<TensorType> InferGroupNormalization(const NodeTypeContext& ctx) {
     }
   }
   return {ctx.input(0)};
+}
+
+// LoomDropout(data, ratio?, training_mode?) -> data's type, bool mask.
+std::vector<TensorType> InferLoomDropout(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 3);
+  ctx.CheckDTypeIn(2, {DType::kBool});
+  return {ctx.input(0), TensorType{DType::kBool, ctx.input_shape(0)}};
 }
 
 }  // namespace loom::graph

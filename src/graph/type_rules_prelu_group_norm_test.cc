@@ -22,8 +22,8 @@ TEST(PReluRule, KeepsXTypeAndChecksSlope) {
   const std::string x = b.input("x", kF32, {"N", 3, 5});
   const std::string slope = b.input("slope", kF32, {5});
   const std::string channel = b.input("channel", kF32, {3, 1});
-  EXPECT_EQ(OutputType(b, b.op("PRelu", {x, slope})), "float32[N, 3, 5]");
-  EXPECT_EQ(OutputType(b, b.op("PRelu", {x, channel})), "float32[N, 3, 5]");
+  EXPECT_EQ(testing::OutputTypes(b, {b.op("PRelu", {x, slope}), b.op("PRelu", {x, channel})}),
+            (std::vector<std::string>{"float32[N, 3, 5]", "float32[N, 3, 5]"}));
 
   GraphBuilder bad("g");
   const std::string y = bad.input("y", kF32, {3, 1});
@@ -75,18 +75,27 @@ TEST(AddedOpRules, ReuseTheGenericRules) {
   const std::string a = b.input("a", kI32, {"N", 4});
   const std::string row = b.input("row", kI32, {4});
   const std::string x = b.input("x", kF32, {1, 3, 8, 8});
-  EXPECT_EQ(OutputType(b, b.op("BitwiseAnd", {a, row})), "int32[N, 4]");
-  EXPECT_EQ(OutputType(b, b.op("BitwiseNot", {a})), "int32[N, 4]");
-  EXPECT_EQ(OutputType(b, b.op("LpPool", {x},
-                               {{"kernel_shape", std::vector<int64_t>{2, 2}},
-                                {"strides", std::vector<int64_t>{2, 2}}})),
-            "float32[1, 3, 4, 4]");
-  EXPECT_EQ(OutputType(b, b.op("LRN", {x}, {{"size", int64_t{3}}})), "float32[1, 3, 8, 8]");
-  EXPECT_EQ(OutputType(b, b.op("LpNormalization", {x})), "float32[1, 3, 8, 8]");
-  EXPECT_EQ(OutputType(b, b.op("MeanVarianceNormalization", {x})), "float32[1, 3, 8, 8]");
   const std::string axes = b.constant(Ints({1}), "axes");
-  EXPECT_EQ(OutputType(b, b.op("ReduceLogSum", {x, axes}, {{"keepdims", int64_t{0}}})),
-            "float32[1, 8, 8]");
+  EXPECT_EQ(
+      testing::OutputTypes(b, {b.op("BitwiseAnd", {a, row}), b.op("BitwiseNot", {a}),
+                               b.op("LpPool", {x},
+                                    {{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                     {"strides", std::vector<int64_t>{2, 2}}}),
+                               b.op("LRN", {x}, {{"size", int64_t{3}}}),
+                               b.op("LpNormalization", {x}), b.op("MeanVarianceNormalization", {x}),
+                               b.op("ReduceLogSum", {x, axes}, {{"keepdims", int64_t{0}}})}),
+      (std::vector<std::string>{"int32[N, 4]", "int32[N, 4]", "float32[1, 3, 4, 4]",
+                                "float32[1, 3, 8, 8]", "float32[1, 3, 8, 8]", "float32[1, 3, 8, 8]",
+                                "float32[1, 8, 8]"}));
+}
+
+TEST(LoomDropoutRule, DataTypeAndBoolMask) {
+  GraphBuilder b;
+  const std::string x = b.input("x", kF32, {"N", 3});
+  const std::string r = b.input("r", kF32, {});
+  const std::string t = b.input("t", testing::kBool, {});
+  EXPECT_EQ(testing::OutputTypes(b, {b.op_multi("LoomDropout", {x, r, t}, 2)[1]}),
+            (std::vector<std::string>{"bool[N, 3]"}));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ add_library(loom_kernels_elementwise STATIC
   elementwise_clip.cc
   elementwise_common.cc
   elementwise_compare.cc
+  elementwise_dropout.cc
   elementwise_math.cc
   elementwise_prelu.cc
   elementwise_unary.cc
@@ -36,6 +37,7 @@ target_link_libraries(loom_kernels_elementwise
   PUBLIC loom_kernels_core loom_kernels_activation PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_elementwise_test
-  SOURCES activation_test.cc elementwise_bitwise_test.cc elementwise_math_test.cc elementwise_test.cc
+  SOURCES activation_test.cc elementwise_bitwise_test.cc elementwise_dropout_test.cc
+          elementwise_math_test.cc elementwise_test.cc
           elementwise_unary_test.cc
   LIBS loom_kernels_elementwise loom_kernel_test_util LABELS kernels)

@@ -124,6 +124,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: fused attention (attention/attention.h), written by
     // graph/passes/attention_fusion.cc.
     {"LoomAttention", kF32, kAllIsas, AttentionKernel},
+    // Loom-internal: a Dropout whose mode is known only at run time, written
+    // by the importer (onnx/opset_adapter.cc).
+    {"LoomDropout", kFloats, kPortable, LoomDropoutKernel},
     {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
     {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},

@@ -180,7 +180,9 @@ void DropSpatialOne(OpsetAdapter& adapter, size_t index) {
 
 // Dropout at inference is the identity. From version 12 the mode is input
 // 2 (training_mode); it must be absent or a constant false, since training
-// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when
+// mode drops random elements, unless the ratio (input 1) is a constant 0;
+// when mode and ratio are both run-time inputs the node becomes LoomDropout,
+// which checks them when it runs. The mask output, when
 // used, is all true: a bool ConstantOfShape (version 10 on; before, the mask had the input's
 // element type, which the importer does not know).
 void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
@@ -199,6 +201,13 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
                                                             : ratio->data<double>()[0] == 0.0);
   if (node.inputs.size() >= 3 && !node.inputs[2].empty() && !keeps_all) {
     const Tensor* mode = adapter.Constant(node.inputs[2]);
+    if (mode == nullptr && ratio == nullptr && !node.inputs[1].empty()) {
+      // Mode and ratio both known only at run time: LoomDropout decides
+      // there (the identity unless training with a non-zero ratio).
+      node.op_type = "LoomDropout";
+      node.attributes.clear();
+      return;
+    }
     if (mode == nullptr || mode->dtype() != DType::kBool || mode->num_elements() != 1 ||
         mode->data<bool>()[0]) {
       throw InvalidArgumentError(where +
