@@ -297,17 +297,39 @@ void GroupNormPerGroupToPerChannel(OpsetAdapter& adapter, size_t index) {
 }
 
 // Swish(x) = x * sigmoid(alpha * x); with alpha = 1 (the default) that is
-// Loom's Silu.
+// Loom's Silu. Another alpha becomes
+//   Mul(x, Sigmoid(Mul(x, CastLike(alpha, x))))
+// (CastLike: x's float type is not known at import).
 void SwishToSilu(OpsetAdapter& adapter, size_t index) {
   Node& node = adapter.node(index);
+  float alpha = 1.0f;
   if (auto it = node.attributes.find("alpha"); it != node.attributes.end()) {
-    if (!std::holds_alternative<float>(it->second) || std::get<float>(it->second) != 1.0f) {
+    if (!std::holds_alternative<float>(it->second)) {
       throw InvalidArgumentError("node '" + node.name +
-                                 "' (Swish): only alpha = 1 is supported (Silu)");
+                                 "' (Swish): attribute 'alpha' must be a float");
     }
+    alpha = std::get<float>(it->second);
     node.attributes.erase(it);
   }
-  node.op_type = "Silu";
+  if (alpha == 1.0f || node.inputs.size() != 1 || node.outputs.size() != 1) {
+    node.op_type = "Silu";  // a malformed node is left for the verifier to report
+    return;
+  }
+  const std::string x = node.inputs[0];
+  const std::string name = node.name;
+  const std::string alpha_f32 = adapter.AddConstant(
+      name + "/alpha", Tensor::from_vector(Shape({}), std::vector<float>{alpha}));
+  const std::string alpha_like = adapter.FreshValueName(name + "/alpha_like");
+  const std::string scaled = adapter.FreshValueName(name + "/scaled");
+  const std::string gate = adapter.FreshValueName(name + "/gate");
+  adapter.AddNode(Node{
+      adapter.FreshNodeName(name + "/alpha_like"), "CastLike", {alpha_f32, x}, {alpha_like}, {}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/scaled"), "Mul", {x, alpha_like}, {scaled}, {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/gate"), "Sigmoid", {scaled}, {gate}, {}});
+  Node& same = adapter.node(index);  // the node keeps its name and output
+  same.op_type = "Mul";
+  same.inputs = {x, gate};
 }
 
 // Before 7, Add/Sub/Mul/Div (6) and Pow (1) broadcast only B onto A, and
@@ -620,7 +642,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Sub", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Sub", 7, 14, nullptr, kTypesOnly},
     {"Sum", 6, 13, nullptr, kNoBroadcast},
-    {"Swish", 24, 24, SwishToSilu, "alpha = 1 (the default) is Silu; other values are refused"},
+    {"Swish", 24, 24, SwishToSilu,
+     "alpha = 1 (the default) is Silu; another alpha is x * Sigmoid(alpha * x)"},
     {"Tan", 7, 22, nullptr, kTypesOnly},
     {"Tanh", 6, 13, nullptr, kTypesOnly},
     {"ThresholdedRelu", 10, 22, nullptr, kTypesOnly},
