@@ -245,6 +245,20 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
            Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
 }
 
+// LpPool-1's p is a float (default 2); from 2 it is an int. A whole value
+// reads the same; another one is refused.
+void LpPoolFloatPToInt(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto it = node.attributes.find("p");
+  if (it == node.attributes.end() || !std::holds_alternative<float>(it->second)) return;
+  const float p = std::get<float>(it->second);
+  if (!(p >= 1.0f && p <= 1e6f) || p != static_cast<float>(static_cast<int64_t>(p))) {
+    throw InvalidArgumentError("node '" + node.name + "' (LpPool version 1): p = " +
+                               std::to_string(p) + " is not supported (only whole p >= 1)");
+  }
+  it->second = static_cast<int64_t>(p);
+}
+
 // GroupNormalization-18 has scale and bias per group ([num_groups]); 21
 // has them per channel ([C]). Each becomes
 //   Reshape(Expand(Unsqueeze(v, [1]), [G, C / G]), [-1])
@@ -553,6 +567,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"LogSoftmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"LogSoftmax", 13, 13, nullptr, kNewest},
     {"LpNormalization", 1, 22, nullptr, kTypesOnly},
+    {"LpPool", 1, 1, LpPoolFloatPToInt, "p is a float: whole values read as version 2's int"},
     {"LpPool", 2, 22, nullptr,
      "11 rewords auto_pad; dilations and ceil_mode from 18 (defaults: the older behaviour); types "
      "22"},

@@ -1,6 +1,6 @@
-// The import rewrites of GroupNormalization-18 (per-group scale and bias)
-// and of a Dropout whose mode and ratio are run-time inputs (LoomDropout),
-// run end to end on values worked out by hand.
+// The import rewrites of GroupNormalization-18 (per-group scale and bias),
+// of a Dropout whose mode and ratio are run-time inputs (LoomDropout) and of
+// LpPool-1's float p, run end to end on values worked out by hand.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -62,6 +62,23 @@ TEST(AddedOpRules, DropoutWithRunTimeModeDecidesWhenItRuns) {
   } catch (const InvalidArgumentError& e) {
     EXPECT_TRUE(Contains(e.what(), "is not supported")) << e.what();
   }
+}
+
+TEST(AddedOpRules, LpPoolOneReadsAWholeFloatP) {
+  TestModel m(1);
+  m.Input("x", kFloat, {1, 1, 2});
+  SetFloat(SetInts(m.Node("LpPool", {"x"}, {"y"}), "kernel_shape", {2}), "p", 2.0f);
+  m.Output("y", kFloat, {1, 1, 1});
+  Session session(load_onnx_model_from_bytes(m.Serialize()));
+  EXPECT_EQ(Values(session.run({{"x", Tensor::from_vector<float>({1, 1, 2}, {3, -4})}})[0]),
+            (std::vector<float>{5}));  // sqrt(9 + 16)
+
+  TestModel fractional(1);
+  fractional.Input("x", kFloat, {1, 1, 2});
+  SetFloat(SetInts(fractional.Node("LpPool", {"x"}, {"y"}), "kernel_shape", {2}), "p", 2.5f);
+  fractional.Output("y", kFloat, {1, 1, 1});
+  EXPECT_TRUE(Contains(LoadError(fractional.Serialize()), "p = 2.500000 is not supported"))
+      << LoadError(fractional.Serialize());
 }
 
 }  // namespace
