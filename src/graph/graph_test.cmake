@@ -12,6 +12,7 @@ target_sources(loom_graph PRIVATE
   type_rules_nn.cc
   type_rules_quant.cc
   type_rules_recurrent.cc
+  type_rules_prelu_group_norm.cc
   type_rules_reduce.cc
   type_rules_resize.cc
   type_rules_shape_ops.cc
@@ -27,6 +28,7 @@ loom_add_test(NAME loom_graph_test
           type_rules_nn_test.cc type_rules_quant_test.cc
           type_rules_data_ops_test.cc
           type_rules_nn_test.cc
+          type_rules_nn_test.cc type_rules_prelu_group_norm_test.cc
           type_rules_reduce_test.cc type_rules_shape_ops_test.cc
           type_rules_transformer_test.cc
           type_rules_signal_test.cc type_rules_vision_test.cc

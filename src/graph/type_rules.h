@@ -26,6 +26,7 @@
 //   type_rules_signal.cc       DFT, STFT, Hann/Hamming/BlackmanWindow, MelWeightMatrix
 //   type_rules_data_ops.cc     Unique, CenterCropPad, Col2Im, TensorScatter,
 //                              ReverseSequence, MaxUnpool, Det
+//   type_rules_prelu_group_norm.cc  PRelu, GroupNormalization, LoomDropout
 //
 // Shapes: a dimension a rule cannot know before running (a window over a
 // symbolic size, a product of two symbols, a data-dependent size) becomes a
@@ -317,6 +318,11 @@ std::vector<TensorType> InferTensorScatter(const NodeTypeContext& ctx);
 std::vector<TensorType> InferReverseSequence(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMaxUnpool(const NodeTypeContext& ctx);
 std::vector<TensorType> InferDet(const NodeTypeContext& ctx);
+// type_rules_prelu_group_norm.cc
+std::vector<TensorType> InferPRelu(const NodeTypeContext& ctx);
+// LoomDropout (kernels/elementwise.h) -> data's type and a bool mask.
+std::vector<TensorType> InferLoomDropout(const NodeTypeContext& ctx);
+std::vector<TensorType> InferGroupNormalization(const NodeTypeContext& ctx);
 
 // type_rules_constant_ops.cc
 // The value of a Constant node when it is an integer or tensor constant

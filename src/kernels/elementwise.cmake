@@ -11,13 +11,17 @@ target_link_libraries(loom_kernels_activation PUBLIC loom_kernels_core PRIVATE l
 
 add_library(loom_kernels_elementwise STATIC
   elementwise_binary.cc
+  elementwise_bitwise.cc
   elementwise_broadcast.cc
   elementwise_clip.cc
   elementwise_common.cc
   elementwise_compare.cc
+  elementwise_dropout.cc
   elementwise_math.cc
+  elementwise_prelu.cc
   elementwise_unary.cc
   elementwise_variadic.cc
+  reference/elementwise_bitwise_reference.cc
   reference/elementwise_reference.cc
 )
 # The loops here are plain C++ written for the auto-vectorizer: at -O2 GCC
@@ -26,12 +30,14 @@ add_library(loom_kernels_elementwise STATIC
 # and Max ran branchy scalar code at ~10 ns per element). errno is never
 # read, so std::sqrt and friends need not call libm for it.
 set(LOOM_ELEMENTWISE_VECTORIZE "-fvect-cost-model=dynamic;-fno-math-errno")
-set_source_files_properties(activation.cc elementwise_binary.cc elementwise_clip.cc
-  elementwise_compare.cc elementwise_math.cc elementwise_unary.cc elementwise_variadic.cc
-  PROPERTIES COMPILE_OPTIONS "${LOOM_ELEMENTWISE_VECTORIZE}")
+set_source_files_properties(activation.cc elementwise_binary.cc elementwise_bitwise.cc elementwise_clip.cc
+  elementwise_compare.cc elementwise_math.cc elementwise_prelu.cc elementwise_unary.cc
+  elementwise_variadic.cc PROPERTIES COMPILE_OPTIONS "${LOOM_ELEMENTWISE_VECTORIZE}")
 target_link_libraries(loom_kernels_elementwise
   PUBLIC loom_kernels_core loom_kernels_activation PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_elementwise_test
-  SOURCES activation_test.cc elementwise_math_test.cc elementwise_test.cc elementwise_unary_test.cc
+  SOURCES activation_test.cc elementwise_bitwise_test.cc elementwise_dropout_test.cc
+          elementwise_math_test.cc elementwise_test.cc
+          elementwise_unary_test.cc
   LIBS loom_kernels_elementwise loom_kernel_test_util LABELS kernels)

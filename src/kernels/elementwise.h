@@ -135,6 +135,18 @@ std::vector<Tensor> ReluKernel(const KernelContext& ctx, const Attributes& attrs
                                KernelInputs inputs);
 std::vector<Tensor> LeakyReluKernel(const KernelContext& ctx, const Attributes& attrs,
                                     KernelInputs inputs);
+// LoomDropout(data, ratio?, training_mode?) -> {output, mask}: the
+// importer's form of an ONNX Dropout whose training_mode and ratio are both
+// run-time inputs. The identity with an all-true bool mask, unless
+// training_mode is true and the ratio is not 0, which is refused ("is not
+// supported": training drops random elements) (elementwise_dropout.cc).
+std::vector<Tensor> LoomDropoutKernel(const KernelContext& ctx, const Attributes& attrs,
+                                      KernelInputs inputs);
+// PRelu(X, slope): x < 0 ? slope * x : x, slope broadcast to X's shape
+// (unidirectional); the float dtypes, int32, int64, uint32, uint64
+// (elementwise_prelu.cc).
+std::vector<Tensor> PReluKernel(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs);
 std::vector<Tensor> ClipKernel(
     const KernelContext& ctx, const Attributes& attrs,
     KernelInputs inputs);  // inputs input, min (optional), max (optional)

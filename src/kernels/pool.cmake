@@ -3,8 +3,10 @@ add_library(loom_kernels_pool STATIC
   pool_average.cc
   pool_common.cc
   pool_global.cc
+  pool_lp.cc
   pool_max.cc
   pool_rows_portable.cc
+  reference/pool_lp_reference.cc
   reference/pool_reference.cc
   x86/f32_pool_rows__avx2_fma.cc
 )
@@ -20,5 +22,5 @@ set_source_files_properties(x86/f32_pool_rows__avx2_fma.cc PROPERTIES COMPILE_OP
 target_link_libraries(loom_kernels_pool PUBLIC loom_kernels_core PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_pool_test
-  SOURCES pool_average_test.cc pool_global_test.cc pool_max_test.cc
+  SOURCES pool_average_test.cc pool_global_test.cc pool_lp_test.cc pool_max_test.cc
   LIBS loom_kernels_pool loom_kernel_test_util LABELS kernels)

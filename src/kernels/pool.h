@@ -21,6 +21,9 @@
 //   size + pad_end): the ceil_mode overhang past pad_end is never counted, as
 //   in ONNX Runtime and PyTorch. auto_pad SAME_* pads count as explicit. A
 //   window with a divisor of 0 gives 0.
+// LpPool -> {Y}. y = (sum over the window of |x|^p)^(1/p), attribute p
+//   (default 2, >= 1); padding adds nothing. dtypes float32, float64,
+//   float16 and bfloat16 (through float32); sums in double (pool_lp.cc).
 // GlobalMaxPool, GlobalAveragePool -> {Y} of shape N x C x 1 x ... x 1.
 //   dtypes float32, float64; X needs rank >= 2 and a non-empty spatial
 //   extent (rank 2, no spatial axes, copies X).
@@ -46,6 +49,8 @@ std::vector<Tensor> MaxPoolKernel(const KernelContext& ctx, const Attributes& at
                                   KernelInputs inputs);
 std::vector<Tensor> AveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                       KernelInputs inputs);
+std::vector<Tensor> LpPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                 KernelInputs inputs);
 std::vector<Tensor> GlobalMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                         KernelInputs inputs);
 std::vector<Tensor> GlobalAveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,

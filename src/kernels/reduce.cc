@@ -27,7 +27,7 @@
 namespace loom::kernels {
 namespace {
 
-enum class ReduceOp { kSum, kMean, kProd, kMax, kMin, kL1, kL2, kSumSquare, kLogSumExp };
+enum class ReduceOp { kSum, kMean, kProd, kMax, kMin, kL1, kL2, kSumSquare, kLogSumExp, kLogSum };
 
 // A long contiguous run is split into blocks of this many elements
 // (64 KiB of float32: big enough that a block's fold dwarfs the shard
@@ -42,9 +42,9 @@ constexpr int64_t kColumnBlock = 1024;
 double CostPerElementNs(ReducePrim prim) { return prim == ReducePrim::kSumExp ? 5.0 : 0.25; }
 
 std::string_view OpName(ReduceOp op) {
-  static constexpr std::string_view kNames[] = {"ReduceSum", "ReduceMean",      "ReduceProd",
-                                                "ReduceMax", "ReduceMin",       "ReduceL1",
-                                                "ReduceL2",  "ReduceSumSquare", "ReduceLogSumExp"};
+  static constexpr std::string_view kNames[] = {
+      "ReduceSum", "ReduceMean", "ReduceProd",      "ReduceMax",       "ReduceMin",
+      "ReduceL1",  "ReduceL2",   "ReduceSumSquare", "ReduceLogSumExp", "ReduceLogSum"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -218,6 +218,11 @@ void RunTyped(ReduceOp op, const ReduceGeometry& g, const Tensor& input, Tensor&
         }
       }
       break;
+    case ReduceOp::kLogSum:  // log of the sum; an empty set gives log 0 = -inf
+      if constexpr (std::is_floating_point_v<T>) {
+        for (int64_t o = 0; o < n; ++o) y[o] = std::log(y[o]);
+      }
+      break;
     default:
       break;
   }
@@ -229,8 +234,8 @@ std::vector<Tensor> RunReduce(ReduceOp op, const KernelContext& ctx, const Attri
   CheckInputCount(name, inputs, 1, 2);
   const Tensor& x = RequiredInput(name, inputs, 0, "data");
   // ONNX's types for each op, less float16 (not implemented) and, for
-  // ReduceLogSumExp, the integers.
-  if (op == ReduceOp::kLogSumExp) {
+  // ReduceLogSumExp and ReduceLogSum, the integers.
+  if (op == ReduceOp::kLogSumExp || op == ReduceOp::kLogSum) {
     CheckDType(name, "data", x, {DType::kFloat32, DType::kFloat64, DType::kBFloat16});
   } else if (op == ReduceOp::kMax || op == ReduceOp::kMin) {
     CheckDType(name, "data", x,
@@ -325,6 +330,10 @@ std::vector<Tensor> ReduceSumSquareKernel(const KernelContext& ctx, const Attrib
 std::vector<Tensor> ReduceLogSumExpKernel(const KernelContext& ctx, const Attributes& attrs,
                                           KernelInputs inputs) {
   return RunReduce(ReduceOp::kLogSumExp, ctx, attrs, inputs);
+}
+std::vector<Tensor> ReduceLogSumKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs) {
+  return RunReduce(ReduceOp::kLogSum, ctx, attrs, inputs);
 }
 
 }  // namespace loom::kernels

@@ -21,5 +21,6 @@ set_source_files_properties(x86/f32_reduce_primitives__avx512f.cc
 target_link_libraries(loom_kernels_reduce PUBLIC loom_kernels_core PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_reduce_test
-  SOURCES reduce_test.cc reduce_arg_test.cc reduce_cumsum_test.cc reduce_topk_test.cc
+  SOURCES reduce_test.cc reduce_arg_test.cc reduce_cumsum_test.cc reduce_log_sum_test.cc
+          reduce_topk_test.cc
   LIBS loom_kernels_reduce loom_kernel_test_util LABELS kernels)

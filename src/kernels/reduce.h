@@ -2,7 +2,7 @@
 //
 //   ReduceSum  ReduceMean  ReduceProd  ReduceMax  ReduceMin
 //   ReduceL1 (sum |x|)  ReduceL2 (sqrt sum x^2)  ReduceSumSquare
-//   ReduceLogSumExp (log sum exp x)                   -> see reduce.cc
+//   ReduceLogSumExp (log sum exp x)  ReduceLogSum (log sum x) -> see reduce.cc
 //   ArgMax  ArgMin (int64 indices)                     -> see reduce_arg.cc
 //   TopK (the k largest or smallest along an axis)     -> see reduce_topk.cc
 //   CumSum (running sums along an axis)                -> see reduce_cumsum.cc
@@ -13,18 +13,18 @@
 // repeated axes are an error. No axes (or an empty list) reduces every axis,
 // unless noop_with_empty_axes = 1: then each element is reduced on its own,
 // so ReduceSum/Max/Min/Mean/Prod return a copy, ReduceSumSquare x^2,
-// ReduceL1 and ReduceL2 |x|, ReduceLogSumExp x (as the ONNX reference
+// ReduceL1 and ReduceL2 |x|, ReduceLogSumExp x, ReduceLogSum log x (as the ONNX reference
 // implementation does).
 //
 // Reducing an empty set (a reduced axis of size 0): Sum, SumSquare, L1 and
 // L2 give 0, Prod 1, Max -inf (lowest value for integers), Min +inf
-// (highest), LogSumExp -inf, Mean NaN for floats and 0 for integers.
+// (highest), LogSumExp and LogSum -inf, Mean NaN for floats and 0 for integers.
 // Max and Min propagate NaN. ArgMax/ArgMin of an empty axis is an error.
 //
 // Dtypes: float32 (fast path: vectorized for each ISA level), float64,
 // bfloat16 (reduced in float32, each output rounded back once), int32,
-// uint32, int64, uint64 for every op except ReduceLogSumExp (float32,
-// float64, bfloat16); ReduceMax and ReduceMin also take int8 and uint8;
+// uint32, int64, uint64 for every op except ReduceLogSumExp and ReduceLogSum
+// (float32, float64, bfloat16); ReduceMax and ReduceMin also take int8 and uint8;
 // ArgMax and ArgMin take every numeric dtype but float16 (16-bit integers
 // included, as ONNX allows there but not in the reductions). Integer sums
 // and products wrap around on overflow (modulo 2^bits), never UB. Integer
@@ -69,6 +69,8 @@ std::vector<Tensor> ReduceSumSquareKernel(const KernelContext& ctx, const Attrib
                                           KernelInputs inputs);
 std::vector<Tensor> ReduceLogSumExpKernel(const KernelContext& ctx, const Attributes& attrs,
                                           KernelInputs inputs);
+std::vector<Tensor> ReduceLogSumKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs);
 
 // ArgMax / ArgMin: attributes axis (default 0), keepdims (default 1),
 // select_last_index (default 0: the first of equal extremes). A NaN counts

@@ -10,10 +10,12 @@
 #include "kernels/conv_transpose.h"
 #include "kernels/einsum/einsum.h"
 #include "kernels/elementwise.h"
+#include "kernels/elementwise_bitwise.h"
 #include "kernels/elementwise_math.h"
 #include "kernels/matmul.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
+#include "kernels/normalization_more.h"
 #include "kernels/pool.h"
 #include "kernels/quant/quant.h"
 #include "kernels/recurrent/recurrent.h"
@@ -51,6 +53,8 @@ constexpr DTypeMask kReduceTypes = kF32 | kF64 | kBF16 | kI32 | kU32 | kI64 | kU
 constexpr DTypeMask kReduceExtremeTypes = kReduceTypes | kI8 | kU8;
 // ArgMax/ArgMin: every ONNX numeric type but float16.
 constexpr DTypeMask kArgReduceTypes = kNumeric & ~kF16;
+// The Bitwise ops: every integer type.
+constexpr DTypeMask kIntegers = kI8 | kU8 | kI16 | kU16 | kI32 | kU32 | kI64 | kU64;
 
 constexpr IsaMask kPortable = IsaBit(Isa::kPortable);
 constexpr IsaMask kPortableAvx2 = kPortable | IsaBit(Isa::kAvx2Fma);
@@ -73,6 +77,11 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Attention", kFloats, kAllIsas, OnnxAttentionKernel},
     {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
     {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
+    {"BitShift", kU8 | kU16 | kU32 | kU64, kPortable, BitShiftKernel},
+    {"BitwiseAnd", kIntegers, kPortable, BitwiseAndKernel},
+    {"BitwiseNot", kIntegers, kPortable, BitwiseNotKernel},
+    {"BitwiseOr", kIntegers, kPortable, BitwiseOrKernel},
+    {"BitwiseXor", kIntegers, kPortable, BitwiseXorKernel},
     {"BlackmanWindow", kI32 | kI64, kPortable, BlackmanWindowKernel},
     {"Cast", kAll, kPortable, CastKernel},
     {"CastLike", kAll, kPortable, CastLikeKernel},
@@ -119,6 +128,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Greater", kNumeric, kPortable, GreaterKernel},
     {"GreaterOrEqual", kNumeric, kPortable, GreaterOrEqualKernel},
     {"GridSample", kF32 | kF64, kPortable, GridSampleKernel},
+    {"GroupNormalization", kFloats, kPortable, GroupNormalizationKernel},
     {"HammingWindow", kI32 | kI64, kPortable, HammingWindowKernel},
     {"HannWindow", kI32 | kI64, kPortable, HannWindowKernel},
     {"HardSigmoid", kFloats, kPortableAvx2, HardSigmoidKernel},
@@ -128,6 +138,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
     {"IsNaN", kFloats, kPortable, IsNaNKernel},
+    {"LRN", kFloats, kPortable, LrnKernel},
     {"LSTM", kF32 | kF16 | kBF16, kAllIsas, LstmKernel},
     {"LayerNormalization", kF32 | kF64, kPortable, LayerNormalizationKernel},
     {"LeakyRelu", kFloats, kPortableAvx2, LeakyReluKernel},
@@ -138,12 +149,18 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: fused attention (attention/attention.h), written by
     // graph/passes/attention_fusion.cc.
     {"LoomAttention", kF32, kAllIsas, AttentionKernel},
+    // Loom-internal: a Dropout whose mode is known only at run time, written
+    // by the importer (onnx/opset_adapter.cc).
+    {"LoomDropout", kFloats, kPortable, LoomDropoutKernel},
+    {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
+    {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
     {"MatMulInteger", kI8 | kU8, kPortableAvx2, MatMulIntegerKernel},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
     {"MaxUnpool", kFloats, kPortable, MaxUnpoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
+    {"MeanVarianceNormalization", kFloats, kPortable, MeanVarianceNormalizationKernel},
     {"MelWeightMatrix", kI32 | kI64, kPortable, MelWeightMatrixKernel},
     {"Min", kNumeric, kPortable, MinKernel},
     {"Mish", kFloats, kPortable, MishKernel},
@@ -165,6 +182,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
     {"Or", kBool, kPortable, OrKernel},
+    {"PRelu", kFloats | kI32 | kI64 | kU32 | kU64, kPortable, PReluKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
     {"QLinearConv", kI8 | kU8, kPortableAvx2, QLinearConvKernel},
@@ -176,6 +194,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},
     {"ReduceL2", kReduceTypes, kAllIsas, ReduceL2Kernel},
+    {"ReduceLogSum", kF32 | kF64 | kBF16, kAllIsas, ReduceLogSumKernel},
     {"ReduceLogSumExp", kF32 | kF64 | kBF16, kAllIsas, ReduceLogSumExpKernel},
     {"ReduceMax", kReduceExtremeTypes, kAllIsas, ReduceMaxKernel},
     {"ReduceMean", kReduceTypes, kAllIsas, ReduceMeanKernel},

@@ -214,7 +214,9 @@ void DropSpatialOne(OpsetAdapter& adapter, size_t index) {
 
 // Dropout at inference is the identity. From version 12 the mode is input
 // 2 (training_mode); it must be absent or a constant false, since training
-// mode drops random elements, unless the ratio (input 1) is a constant 0. The mask output, when
+// mode drops random elements, unless the ratio (input 1) is a constant 0;
+// when mode and ratio are both run-time inputs the node becomes LoomDropout,
+// which checks them when it runs. The mask output, when
 // used, is all true: a bool ConstantOfShape (version 10 on; before, the mask had the input's
 // element type, which the importer does not know).
 void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
@@ -233,6 +235,13 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
                                                             : ratio->data<double>()[0] == 0.0);
   if (node.inputs.size() >= 3 && !node.inputs[2].empty() && !keeps_all) {
     const Tensor* mode = adapter.Constant(node.inputs[2]);
+    if (mode == nullptr && ratio == nullptr && !node.inputs[1].empty()) {
+      // Mode and ratio both known only at run time: LoomDropout decides
+      // there (the identity unless training with a non-zero ratio).
+      node.op_type = "LoomDropout";
+      node.attributes.clear();
+      return;
+    }
     if (mode == nullptr || mode->dtype() != DType::kBool || mode->num_elements() != 1 ||
         mode->data<bool>()[0]) {
       throw InvalidArgumentError(where +
@@ -270,18 +279,105 @@ void DropoutToIdentity(OpsetAdapter& adapter, size_t index) {
            Attributes{{"value", Tensor::from_vector(Shape({1}), std::vector<bool>{true})}}});
 }
 
+// LpPool-1's p is a float (default 2); from 2 it is an int. A whole value
+// reads the same; another one is refused.
+void LpPoolFloatPToInt(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto it = node.attributes.find("p");
+  if (it == node.attributes.end() || !std::holds_alternative<float>(it->second)) return;
+  const float p = std::get<float>(it->second);
+  if (!(p >= 1.0f && p <= 1e6f) || p != static_cast<float>(static_cast<int64_t>(p))) {
+    throw InvalidArgumentError("node '" + node.name + "' (LpPool version 1): p = " +
+                               std::to_string(p) + " is not supported (only whole p >= 1)");
+  }
+  it->second = static_cast<int64_t>(p);
+}
+
+// GroupNormalization-18 has scale and bias per group ([num_groups]); 21
+// has them per channel ([C]). Each becomes
+//   Reshape(Expand(Unsqueeze(v, [1]), [G, C / G]), [-1])
+// with C read from X at run time: Shape(X, start = 1, end = 2).
+void GroupNormPerGroupToPerChannel(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  auto groups_it = node.attributes.find("num_groups");
+  if (node.inputs.size() != 3 || node.inputs[0].empty() || groups_it == node.attributes.end() ||
+      !std::holds_alternative<int64_t>(groups_it->second)) {
+    return;  // malformed: left for the verifier and the kernel to report
+  }
+  const int64_t groups = std::get<int64_t>(groups_it->second);
+  const std::string x = node.inputs[0];
+  const std::string name = node.name;
+  const std::string groups_value = adapter.AddInt64Constant(name + "/num_groups", {groups});
+  const std::string channels = adapter.FreshValueName(name + "/channels");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/channels"),
+                       "Shape",
+                       {x},
+                       {channels},
+                       Attributes{{"start", int64_t{1}}, {"end", int64_t{2}}}});
+  const std::string per_group = adapter.FreshValueName(name + "/channels_per_group");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/channels_per_group"),
+                       "Div",
+                       {channels, groups_value},
+                       {per_group},
+                       {}});
+  const std::string grid = adapter.FreshValueName(name + "/group_grid");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/group_grid"),
+                       "Concat",
+                       {groups_value, per_group},
+                       {grid},
+                       Attributes{{"axis", int64_t{0}}}});
+  const std::string axis1 = adapter.AddInt64Constant(name + "/axis1", {1});
+  const std::string flat = adapter.AddInt64Constant(name + "/flat", {-1});
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    const std::string v = adapter.node(index).inputs[i];
+    if (v.empty()) continue;
+    const std::string column = adapter.FreshValueName(v + "/column");
+    const std::string wide = adapter.FreshValueName(v + "/per_channel_grid");
+    const std::string per_channel = adapter.FreshValueName(v + "/per_channel");
+    adapter.AddNode(
+        Node{adapter.FreshNodeName(v + "/column"), "Unsqueeze", {v, axis1}, {column}, {}});
+    adapter.AddNode(
+        Node{adapter.FreshNodeName(v + "/per_channel_grid"), "Expand", {column, grid}, {wide}, {}});
+    adapter.AddNode(Node{
+        adapter.FreshNodeName(v + "/per_channel"), "Reshape", {wide, flat}, {per_channel}, {}});
+    adapter.node(index).inputs[i] = per_channel;
+  }
+}
+
 // Swish(x) = x * sigmoid(alpha * x); with alpha = 1 (the default) that is
-// Loom's Silu.
+// Loom's Silu. Another alpha becomes
+//   Mul(x, Sigmoid(Mul(x, CastLike(alpha, x))))
+// (CastLike: x's float type is not known at import).
 void SwishToSilu(OpsetAdapter& adapter, size_t index) {
   Node& node = adapter.node(index);
+  float alpha = 1.0f;
   if (auto it = node.attributes.find("alpha"); it != node.attributes.end()) {
-    if (!std::holds_alternative<float>(it->second) || std::get<float>(it->second) != 1.0f) {
+    if (!std::holds_alternative<float>(it->second)) {
       throw InvalidArgumentError("node '" + node.name +
-                                 "' (Swish): only alpha = 1 is supported (Silu)");
+                                 "' (Swish): attribute 'alpha' must be a float");
     }
+    alpha = std::get<float>(it->second);
     node.attributes.erase(it);
   }
-  node.op_type = "Silu";
+  if (alpha == 1.0f || node.inputs.size() != 1 || node.outputs.size() != 1) {
+    node.op_type = "Silu";  // a malformed node is left for the verifier to report
+    return;
+  }
+  const std::string x = node.inputs[0];
+  const std::string name = node.name;
+  const std::string alpha_f32 = adapter.AddConstant(
+      name + "/alpha", Tensor::from_vector(Shape({}), std::vector<float>{alpha}));
+  const std::string alpha_like = adapter.FreshValueName(name + "/alpha_like");
+  const std::string scaled = adapter.FreshValueName(name + "/scaled");
+  const std::string gate = adapter.FreshValueName(name + "/gate");
+  adapter.AddNode(Node{
+      adapter.FreshNodeName(name + "/alpha_like"), "CastLike", {alpha_f32, x}, {alpha_like}, {}});
+  adapter.AddNode(
+      Node{adapter.FreshNodeName(name + "/scaled"), "Mul", {x, alpha_like}, {scaled}, {}});
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/gate"), "Sigmoid", {scaled}, {gate}, {}});
+  Node& same = adapter.node(index);  // the node keeps its name and output
+  same.op_type = "Mul";
+  same.inputs = {x, gate};
 }
 
 // Before 7, Add/Sub/Mul/Div (6) and Pow (1) broadcast only B onto A, and
@@ -441,6 +537,11 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "the spatial attribute: 1 (default) is the later form, 0 is refused"},
     {"BatchNormalization", 9, 15, nullptr,
      "training_mode from 14 (default 0; the kernel refuses 1); types at 15"},
+    {"BitShift", 11, 11, nullptr, kNewest},
+    {"BitwiseAnd", 18, 18, nullptr, kNewest},
+    {"BitwiseNot", 18, 18, nullptr, kNewest},
+    {"BitwiseOr", 18, 18, nullptr, kNewest},
+    {"BitwiseXor", 18, 18, nullptr, kNewest},
     {"BlackmanWindow", 17, 17, nullptr, kNewest},
     {"Cast", 6, 24, nullptr,
      "string types from 9; saturate (19) and round_mode (24) concern only float8 types, which "
@@ -501,6 +602,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "4-D only; modes bilinear and bicubic are named linear and cubic from 20 (the kernel takes "
      "both names)"},
     {"GridSample", 20, 22, nullptr, "types at 22"},
+    {"GroupNormalization", 18, 18, GroupNormPerGroupToPerChannel,
+     "scale and bias per group (18) are expanded to per channel (21)"},
+    {"GroupNormalization", 21, 21, nullptr, kNewest},
     {"HammingWindow", 17, 17, nullptr, kNewest},
     {"HannWindow", 17, 17, nullptr, kNewest},
     {"HardSigmoid", 6, 22, nullptr, kTypesOnly},
@@ -511,6 +615,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
     {"IsInf", 10, 20, nullptr, kTypesOnly},
     {"IsNaN", 9, 20, nullptr, kTypesOnly},
+    {"LRN", 1, 13, nullptr, kTypesOnly},
     {"LSTM", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
     {"LayerNormalization", 17, 17, nullptr, kNewest},
     {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
@@ -519,12 +624,18 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Log", 6, 13, nullptr, kTypesOnly},
     {"LogSoftmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"LogSoftmax", 13, 13, nullptr, kNewest},
+    {"LpNormalization", 1, 22, nullptr, kTypesOnly},
+    {"LpPool", 1, 1, LpPoolFloatPToInt, "p is a float: whole values read as version 2's int"},
+    {"LpPool", 2, 22, nullptr,
+     "11 rewords auto_pad; dilations and ceil_mode from 18 (defaults: the older behaviour); types "
+     "22"},
     {"MatMul", 1, 13, nullptr, kTypesOnly},
     {"MatMulInteger", 10, 10, nullptr, kNewest},
     {"Max", 6, 13, nullptr, kNoBroadcast},
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
     {"MaxUnpool", 9, 22, nullptr, kTypesOnly},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
+    {"MeanVarianceNormalization", 9, 13, nullptr, kTypesOnly},
     {"MelWeightMatrix", 17, 17, nullptr, kNewest},
     {"Min", 6, 13, nullptr, kNoBroadcast},
     {"Mish", 18, 22, nullptr, kTypesOnly},
@@ -540,6 +651,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "their rows are set back to off_value"},
     {"OneHot", 11, 11, nullptr, kNewest},
     {"Or", 7, 7, nullptr, kNewest},
+    {"PRelu", 7, 16, nullptr, "slope broadcast to X from 7; 9 and 16 add types"},
     {"Pad", 2, 2, nullptr, kAttributeBounds},
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
     {"Pow", 1, 1, LegacyBroadcast, kLegacyBroadcast},
@@ -558,6 +670,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"ReduceL1", 18, 18, nullptr, kNewest},
     {"ReduceL2", 1, 13, AxesToInput, kAxesAttribute},
     {"ReduceL2", 18, 18, nullptr, kNewest},
+    {"ReduceLogSum", 1, 13, AxesToInput, kAxesAttribute},
+    {"ReduceLogSum", 18, 18, nullptr, kNewest},
     {"ReduceLogSumExp", 1, 13, AxesToInput, kAxesAttribute},
     {"ReduceLogSumExp", 18, 18, nullptr, kNewest},
     {"ReduceMax", 1, 13, AxesToInput, kAxesAttribute},
@@ -620,7 +734,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Sub", 6, 6, LegacyBroadcast, kLegacyBroadcast},
     {"Sub", 7, 14, nullptr, kTypesOnly},
     {"Sum", 6, 13, nullptr, kNoBroadcast},
-    {"Swish", 24, 24, SwishToSilu, "alpha = 1 (the default) is Silu; other values are refused"},
+    {"Swish", 24, 24, SwishToSilu,
+     "alpha = 1 (the default) is Silu; another alpha is x * Sigmoid(alpha * x)"},
     {"Tan", 7, 22, nullptr, kTypesOnly},
     {"Tanh", 6, 13, nullptr, kTypesOnly},
     {"TensorScatter", 24, 24, nullptr, kNewest},

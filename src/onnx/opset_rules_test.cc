@@ -200,7 +200,7 @@ TEST(OpVersionRules, AttributeFormsOfBoundsRun) {
   EXPECT_EQ(RunOutput(slice, {{"x", kA23}}), (std::vector<float>{2, 3, 5, 6}));
 }
 
-TEST(OpVersionRules, SwishWithAlphaOneIsSilu) {
+TEST(OpVersionRules, SwishIsSiluOrXTimesSigmoidOfAlphaX) {
   TestModel m(24);
   m.Input("x", kFloat, {2});
   m.Node("Swish", {"x"}, {"y"});
@@ -213,8 +213,11 @@ TEST(OpVersionRules, SwishWithAlphaOneIsSilu) {
   alpha.Input("x", kFloat, {2});
   SetFloat(alpha.Node("Swish", {"x"}, {"y"}), "alpha", 2.0f);
   alpha.Output("y", kFloat, {2});
-  EXPECT_TRUE(Contains(LoadError(alpha.Serialize()), "only alpha = 1"))
-      << LoadError(alpha.Serialize());
+  // Another alpha: x * sigmoid(alpha * x), 2 * sigmoid(4) at x = 2.
+  const std::vector<float> y2 =
+      RunOutput(alpha, {{"x", Tensor::from_vector<float>({2}, {0.0f, 2.0f})}});
+  EXPECT_FLOAT_EQ(y2[0], 0.0f);
+  EXPECT_NEAR(y2[1], 2.0 / (1.0 + std::exp(-4.0)), 1e-6);
 }
 
 TEST(OpVersionRules, TopKOneReadsKFromItsAttribute) {

@@ -90,6 +90,9 @@ double FloatResult(std::string_view op, const std::vector<double>& v) {
       for (double e : v) s += std::exp(e - r);
       r += std::log(s);
     }
+  } else if (op == "ReduceLogSum") {
+    for (double e : v) r += e;
+    r = std::log(r);
   } else if (op == "ReduceL1") {
     for (double e : v) r += std::fabs(e);
   } else if (op == "ReduceL2" || op == "ReduceSumSquare") {

@@ -11,7 +11,7 @@
 
 namespace loom::kernels {
 
-// `op` is the ONNX name ("ReduceSum", ..., "ReduceLogSumExp"); `axes` are
+// `op` is the ONNX name ("ReduceSum", ..., "ReduceLogSum"); `axes` are
 // sorted, unique and non-negative (empty = reduce nothing: each element
 // alone). Semantics as documented in reduce.h.
 Tensor ReduceReference(std::string_view op, const Tensor& x, const std::vector<int>& axes,
