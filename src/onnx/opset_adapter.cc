@@ -293,6 +293,32 @@ void LpPoolFloatPToInt(OpsetAdapter& adapter, size_t index) {
   it->second = static_cast<int64_t>(p);
 }
 
+// PRelu-6 applies a 1-D slope per channel (axis 1), as PyTorch's PReLU
+// exports expect; from 7 the slope broadcasts aligned right. A 1-D slope of
+// an X of declared rank r > 2 becomes [k, 1, ..., 1] (Unsqueeze over axes
+// 1..r-2), which 7 broadcasts along axis 1; a one-element slope means the
+// same either way. With X's rank unknown the node is read as 7.
+void PReluSlopePerChannel(OpsetAdapter& adapter, size_t index) {
+  Node& node = adapter.node(index);
+  if (node.inputs.size() != 2 || node.inputs[0].empty() || node.inputs[1].empty()) return;
+  const int rank = adapter.DeclaredRank(node.inputs[0]);
+  const Tensor* constant = adapter.Constant(node.inputs[1]);
+  const int slope_rank = constant ? constant->shape().rank() : adapter.DeclaredRank(node.inputs[1]);
+  if (rank <= 2 || slope_rank != 1) return;
+  std::vector<int64_t> axes;
+  for (int64_t axis = 1; axis <= rank - 2; ++axis) axes.push_back(axis);
+  const std::string name = node.name;
+  const std::string slope = node.inputs[1];
+  const std::string axes_value = adapter.AddInt64Constant(name + "/slope_axes", axes);
+  const std::string per_channel = adapter.FreshValueName(slope + "/per_channel");
+  adapter.AddNode(Node{adapter.FreshNodeName(name + "/slope_per_channel"),
+                       "Unsqueeze",
+                       {slope, axes_value},
+                       {per_channel},
+                       {}});
+  adapter.node(index).inputs[1] = per_channel;
+}
+
 // GroupNormalization-18 has scale and bias per group ([num_groups]); 21
 // has them per channel ([C]). Each becomes
 //   Reshape(Expand(Unsqueeze(v, [1]), [G, C / G]), [-1])
@@ -587,7 +613,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"EyeLike", 9, 22, nullptr, kTypesOnly},
     {"Flatten", 1, 24, nullptr, "negative axis from 11; types"},
     {"Floor", 6, 13, nullptr, kTypesOnly},
-    {"GRU", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
+    {"GRU", 7, 22, nullptr,
+     "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not "
+     "take"},
     {"Gather", 1, 13, nullptr, "negative indices defined from 11; types"},
     {"GatherElements", 11, 13, nullptr, kTypesOnly},
     {"GatherND", 11, 13, nullptr, "batch_dims from 12 (default 0: version 11's behaviour); types"},
@@ -616,7 +644,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"IsInf", 10, 20, nullptr, kTypesOnly},
     {"IsNaN", 9, 20, nullptr, kTypesOnly},
     {"LRN", 1, 13, nullptr, kTypesOnly},
-    {"LSTM", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
+    {"LSTM", 7, 22, nullptr,
+     "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not "
+     "take"},
     {"LayerNormalization", 17, 17, nullptr, kNewest},
     {"LeakyRelu", 6, 16, nullptr, kTypesOnly},
     {"Less", 7, 13, nullptr, kTypesOnly},
@@ -651,6 +681,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "their rows are set back to off_value"},
     {"OneHot", 11, 11, nullptr, kNewest},
     {"Or", 7, 7, nullptr, kNewest},
+    {"PRelu", 6, 6, PReluSlopePerChannel,
+     "a 1-D slope applies per channel (axis 1): unsqueezed to [C, 1, ...] for 7's broadcast"},
     {"PRelu", 7, 16, nullptr, "slope broadcast to X from 7; 9 and 16 add types"},
     {"Pad", 2, 2, nullptr, kAttributeBounds},
     {"Pad", 11, 24, nullptr, "axes input from 18, wrap mode from 19; types"},
@@ -663,7 +695,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
      "precision 23 (defaults: the older behaviour); float8/int4/float4 types are refused by "
      "dtype"},
     {"RMSNormalization", 23, 23, nullptr, kNewest},
-    {"RNN", 7, 22, nullptr, "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not take"},
+    {"RNN", 7, 22, nullptr,
+     "layout from 14 (default 0: version 7's form); bfloat16 at 22, which Loom's kernel does not "
+     "take"},
     {"Range", 11, 11, nullptr, kNewest},
     {"Reciprocal", 6, 13, nullptr, kTypesOnly},
     {"ReduceL1", 1, 13, AxesToInput, kAxesAttribute},

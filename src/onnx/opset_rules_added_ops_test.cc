@@ -81,5 +81,30 @@ TEST(AddedOpRules, LpPoolOneReadsAWholeFloatP) {
       << LoadError(fractional.Serialize());
 }
 
+TEST(AddedOpRules, PRelu6AppliesAOneDimensionalSlopePerChannel) {
+  // X [1, 2, 3]: channel 0 gets slope 0.5, channel 1 slope -2 (as PyTorch's
+  // PReLU(2) does); 7's right-aligned broadcast would refuse [2] against 3.
+  TestModel m(6);
+  m.Input("x", kFloat, {1, 2, 3});
+  m.Initializer(Tensor::from_vector<float>({2}, {0.5f, -2}), "slope");
+  m.Node("PRelu", {"x", "slope"}, {"y"});
+  m.Output("y", kFloat, {1, 2, 3});
+  Session session(load_onnx_model_from_bytes(m.Serialize()));
+  const std::vector<Tensor> out =
+      session.run({{"x", Tensor::from_vector<float>({1, 2, 3}, {-2, 4, -6, -1, 3, -5})}});
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{-1, 4, -3, 2, 3, 10}));
+
+  // A 2-D X: the slope already lines up with axis 1, nothing to change.
+  TestModel flat(6);
+  flat.Input("x", kFloat, {2, 2});
+  flat.Initializer(Tensor::from_vector<float>({2}, {0.5f, -2}), "slope");
+  flat.Node("PRelu", {"x", "slope"}, {"y"});
+  flat.Output("y", kFloat, {2, 2});
+  Session flat_session(load_onnx_model_from_bytes(flat.Serialize()));
+  EXPECT_EQ(
+      Values(flat_session.run({{"x", Tensor::from_vector<float>({2, 2}, {-2, -1, 4, -3})}})[0]),
+      (std::vector<float>{-1, 2, 4, 6}));
+}
+
 }  // namespace
 }  // namespace loom::onnx_import::testing
