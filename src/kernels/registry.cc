@@ -22,10 +22,10 @@
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
 #include "kernels/shape_ops.h"
-#include "kernels/transformer/transformer.h"
-#include "kernels/signal/signal.h"
-#include "kernels/vision/vision.h"
 #include "kernels/shape_ops_data.h"
+#include "kernels/signal/signal.h"
+#include "kernels/transformer/transformer.h"
+#include "kernels/vision/vision.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
