@@ -11,6 +11,17 @@
 namespace loom::onnx_import {
 namespace {
 
+// Sets input `slot` of node `index` to a new int64 1-D initializer named
+// after the node (`suffix`), growing the input list as needed.
+void SetInt64Input(OpsetAdapter& adapter, size_t index, size_t slot, const std::string& suffix,
+                   const std::vector<int64_t>& values) {
+  const std::string constant =
+      adapter.AddInt64Constant(adapter.node(index).name + "/" + suffix, values);
+  Node& node = adapter.node(index);  // AddInt64Constant may have moved it
+  if (node.inputs.size() <= slot) node.inputs.resize(slot + 1);
+  node.inputs[slot] = constant;
+}
+
 // Moves attribute `name` (ints) of node `index` into input slot 1 as an
 // int64 initializer. A node that already has input 1 keeps it (the input
 // wins in the kernels too) and the attribute is dropped.
@@ -25,11 +36,7 @@ void AttributeToInput1(OpsetAdapter& adapter, size_t index, const std::string& n
   const std::vector<int64_t> values = std::get<std::vector<int64_t>>(it->second);
   node.attributes.erase(it);
   if (node.inputs.size() >= 2 && !node.inputs[1].empty()) return;
-  const std::string node_name = node.name;
-  const std::string constant = adapter.AddInt64Constant(node_name + "/" + name, values);
-  Node& same = adapter.node(index);
-  if (same.inputs.size() < 2) same.inputs.resize(2);
-  same.inputs[1] = constant;
+  SetInt64Input(adapter, index, 1, name, values);
 }
 
 void AxesToInput(OpsetAdapter& adapter, size_t index) { AttributeToInput1(adapter, index, "axes"); }
@@ -109,10 +116,7 @@ void TopKAttributeToInput(OpsetAdapter& adapter, size_t index) {
   }
   const int64_t k = std::get<int64_t>(it->second);
   node.attributes.erase(it);
-  const std::string constant = adapter.AddInt64Constant(node.name + "/k", {k});
-  Node& same = adapter.node(index);
-  if (same.inputs.size() < 2) same.inputs.resize(2);
-  same.inputs[1] = constant;
+  SetInt64Input(adapter, index, 1, "k", {k});
 }
 
 // DFT-17 has the axis as an int attribute (default 1); from 20 it is
@@ -128,10 +132,7 @@ void DftAxisToInput(OpsetAdapter& adapter, size_t index) {
     axis = std::get<int64_t>(it->second);
     node.attributes.erase(it);
   }
-  const std::string constant = adapter.AddInt64Constant(node.name + "/axis", {axis});
-  Node& same = adapter.node(index);
-  if (same.inputs.size() < 3) same.inputs.resize(3);
-  same.inputs[2] = constant;
+  SetInt64Input(adapter, index, 2, "axis", {axis});
 }
 
 // RoiAlign-10 has no coordinate_transformation_mode and behaves as 16's
