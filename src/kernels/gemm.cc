@@ -64,12 +64,16 @@ struct MicroKernelEntry {
 // Zen 4 (512-bit operations in two halves) the 6x16 AVX2 kernel beat the
 // 12x32 one: SGEMM 1024^3 100 vs 93 GFLOP/s, ResNet-18 layer1 3x3 conv 78
 // vs 61, conv1 7x7 53 vs 46 (bench/results/kernels-2026-11-29.md), while
-// the AVX-512 few-row kernel stays far ahead (m = 8: 86 vs 38).
+// the AVX-512 few-row kernel stays far ahead (m = 8: 86 vs 38). The AVX2
+// row streams whole rows of B at m = 1 too: on a Zen 3 (AVX2 only) the
+// column-blocked skinny kernel ran 1 x 1024 x 1024 at 20-25 GFLOP/s and the
+// row kernel at 30-34, 1 x 4096 x 1024 at 16 vs 20-28 (two threads: 26-29
+// vs 37-42), three alternating runs (bench/results/avx2-2026-12-03.md).
 constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
     {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16, 4,
      nullptr},
     {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16, 4,
-     nullptr},
+     f32_gemv_rows__avx2_fma},
     {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 16, 4,
      f32_gemv_rows__avx512f},
     {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64, 4,

@@ -26,6 +26,8 @@ void f32_gemm_skinny__avx512f(const GemmArgs& g, int64_t j0, int64_t j1);
 using GemvRowsKernel = void (*)(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
                                 int64_t n, float* acc);
 
+void f32_gemv_rows__avx2_fma(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
+                             int64_t n, float* acc);
 void f32_gemv_rows__avx512f(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
                             int64_t n, float* acc);
 
