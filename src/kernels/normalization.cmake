@@ -21,4 +21,4 @@ target_link_libraries(loom_kernels_normalization PUBLIC loom_kernels_core PRIVAT
 loom_add_test(NAME loom_kernels_normalization_test
   SOURCES softmax_test.cc hardmax_test.cc batch_norm_test.cc layer_norm_test.cc
           normalization_more_test.cc
-  LIBS loom_kernels_normalization loom_kernel_test_util LABELS kernels)
+  LIBS loom_kernels_normalization loom_kernels_activation loom_kernel_test_util LABELS kernels)

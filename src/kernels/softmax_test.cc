@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise_vector_math.h"
 #include "kernels/normalization.h"
 #include "kernels/reference/normalization_reference.h"
 #include "kernels/softmax_primitives.h"
@@ -140,6 +142,42 @@ TEST(Softmax, Avx2ExpWithinTwoUlp) {
   EXPECT_LE(worst, 2.0);
   RecordProperty("worst_ulp", std::to_string(worst));
   std::printf("AVX2 exp: worst error %.2f ulp over %zu points in [-87, 0]\n", worst, x.size());
+}
+
+// The unary Exp kernel and softmax's exp are one function (Exp8): the same
+// bits for every input, subnormal results where std::exp has them (once
+// softmax flushed everything below -87.3 to 0 and Exp did not), 0 from -inf,
+// +inf on overflow, NaN kept.
+TEST(Softmax, Avx2ExpMatchesUnaryExpOverTheWholeRange) {
+  if (!IsaSupported(Isa::kAvx2Fma)) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::vector<float> x = {-kInf,   kInf,   std::nanf(""), -1e30f, 1e30f, -103.9f, -103.97f, -87.34f,
+                          -87.33f, -87.3f, 88.72f,        88.73f, 89.0f, 0.0f,    -0.0f};
+  for (float v = -110.0f; v <= 95.0f; v += 0.00917f) x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> zero(x.size(), 0.0f), softmax_exp(x.size()), unary_exp(x.size());
+  F32SoftmaxPrimitives__avx2_fma().exp_shift(x.data(), zero.data(), softmax_exp.data(), n);
+  f32_exp__avx2_fma(x.data(), unary_exp.data(), n);
+  int subnormal_results = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(std::memcmp(&softmax_exp[i], &unary_exp[i], sizeof(float)), 0)
+        << "x = " << x[i] << ": softmax " << softmax_exp[i] << ", unary " << unary_exp[i];
+    const double exact = std::exp(static_cast<double>(x[i]));
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(softmax_exp[i]));
+    } else if (exact > std::numeric_limits<float>::max()) {
+      EXPECT_EQ(softmax_exp[i], kInf) << x[i];
+    } else if (exact < std::numeric_limits<float>::min()) {
+      // Subnormal or zero: within one subnormal step (2^-149).
+      EXPECT_LE(std::fabs(softmax_exp[i] - exact), 1.5e-45) << x[i];
+      subnormal_results += softmax_exp[i] > 0.0f;
+    } else {
+      const double ulp =
+          std::nextafter(static_cast<float>(exact), kInf) - static_cast<float>(exact);
+      EXPECT_LE(std::fabs(softmax_exp[i] - exact) / ulp, 2.0) << x[i];
+    }
+  }
+  EXPECT_GT(subnormal_results, 1000);  // the sweep crosses [-103.9, -87.3]
+  EXPECT_EQ(softmax_exp[0], 0.0f);     // exp(-inf)
 }
 
 TEST(Softmax, Errors) {

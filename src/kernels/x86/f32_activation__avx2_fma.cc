@@ -5,7 +5,8 @@
 //
 // Approximations (max error over the test's dense sweep, against the value
 // computed in double and rounded; see activation_test.cc):
-//   exp:  Cephes range reduction x = n ln2 + r, |r| <= ln2 / 2, degree-6
+//   exp:  Exp8 (x86/exp8__avx2_fma.h, shared with softmax and attention):
+//         Cephes range reduction x = n ln2 + r, |r| <= ln2 / 2, degree-6
 //         polynomial; 2^n applied as two factors so subnormal results are
 //         right (within one subnormal step). Relative error 1.2e-7 (1 ulp).
 //   log:  Cephes: x = m 2^e, m in [sqrt(1/2), sqrt(2)), degree-9 polynomial
@@ -22,6 +23,7 @@
 #include <cstring>
 
 #include "kernels/elementwise_vector_math.h"
+#include "kernels/x86/exp8__avx2_fma.h"
 
 namespace loom::kernels {
 namespace {
@@ -30,37 +32,8 @@ constexpr int kLanes = 8;
 
 inline __m256 Set(float v) { return _mm256_set1_ps(v); }
 
-// exp(x) for all lanes.
-inline __m256 Exp(__m256 x) {
-  const __m256 nan_mask = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  // exp(89) overflows to inf through the scaling below; below -104 the
-  // result rounds to zero even as a subnormal.
-  __m256 t = _mm256_min_ps(_mm256_max_ps(x, Set(-104.0f)), Set(89.0f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(t, Set(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  // ln 2 split in two (Cephes): n * ln2_hi is exact for |n| <= 2^9.
-  __m256 r = _mm256_fnmadd_ps(n, Set(0.693359375f), t);
-  r = _mm256_fnmadd_ps(n, Set(-2.12194440e-4f), r);
-  __m256 p = Set(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, Set(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, Set(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, Set(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, Set(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, Set(5.0000001201e-1f));
-  const __m256 r2 = _mm256_mul_ps(r, r);
-  p = _mm256_fmadd_ps(p, r2, _mm256_add_ps(r, Set(1.0f)));
-  // 2^n = 2^n1 * 2^n2 with n1 = n >> 1: both factors stay normal for
-  // n in [-150, 129].
-  const __m256i ni = _mm256_cvtps_epi32(n);
-  const __m256i n1 = _mm256_srai_epi32(ni, 1);
-  const __m256i n2 = _mm256_sub_epi32(ni, n1);
-  const __m256 s1 =
-      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
-  const __m256 s2 =
-      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
-  const __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-  return _mm256_blendv_ps(y, x, nan_mask);
-}
+// exp(x) for all lanes: the kernels' one AVX2 exp (x86/exp8__avx2_fma.h).
+inline __m256 Exp(__m256 x) { return Exp8(x); }
 
 // log(x): NaN for x < 0 or NaN, -inf for 0, inf for inf.
 inline __m256 Log(__m256 x) {
