@@ -244,6 +244,13 @@ class Iterator {
   std::optional<Element> next();
 
   // Stops workers and frees buffers now; next() then throws CancelledError.
+  //
+  // Thread safety: next() may be called from several threads (one at a
+  // time: calls are serialized). close() and closed() may be called from any
+  // thread at any time, also while another thread is blocked in next():
+  // close() cancels the pipeline, so a next() blocked in another thread
+  // returns or throws CancelledError; close() waits for it, then frees the
+  // buffers. A second close() does nothing.
   void close();
   // Whether close() (or destruction) has stopped it.
   bool closed() const;

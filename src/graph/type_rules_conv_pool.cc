@@ -5,12 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "base/int_math.h"
 #include "graph/type_rules.h"
 
 namespace loom::graph {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using base::CeilDiv;
 
 std::vector<int64_t> PositiveList(const NodeTypeContext& ctx, std::string_view name, size_t rank) {
   std::vector<int64_t> values = ctx.GetInts(name, std::vector<int64_t>(rank, 1));

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "base/aligned_buffer.h"
+#include "base/int_math.h"
 #include "kernels/gemm_micro_kernel.h"
 #include "kernels/gemm_skinny.h"
 #include "loom/errors.h"
@@ -126,7 +127,7 @@ const MicroKernelEntry& KernelFor(Isa isa) {
   throw InvalidArgumentError("no GEMM micro-kernel for ISA " + std::string(IsaName(isa)));
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using base::CeilDiv;
 
 // The depth of each k block: the micro-kernel's kc at most, with the blocks
 // evened out. k = 576 runs as 288 + 288 instead of 256 + 256 + 64: a short

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "base/int_math.h"
 #include "kernels/op_kernel.h"
 
 namespace loom::kernels {
@@ -39,7 +40,7 @@ std::vector<int64_t> PositiveList(std::string_view op, const Attributes& attrs,
   return values;
 }
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using base::CeilDiv;
 
 // Window arithmetic multiplies and adds these numbers; bounding each by
 // 2^31 keeps every intermediate far inside int64.

@@ -85,9 +85,9 @@ class ThreadPool {
   // of the pool is left running then.
   explicit ThreadPool(ThreadPoolOptions options);
 
-  // Semantics with queued work: the destructor stops accepting nothing new
-  // from outside but drains — every task already queued (and every task those
-  // tasks schedule) runs to completion before the workers exit and join.
+  // Semantics with queued work: the destructor drains the queues. Every task
+  // already queued, and every task those tasks schedule, runs to completion
+  // before the workers exit and join.
   ~ThreadPool();
 
   ThreadPool(const ThreadPool&) = delete;

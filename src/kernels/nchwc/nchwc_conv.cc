@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/aligned_buffer.h"
+#include "base/int_math.h"
 #include "kernels/fused_activation.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/nchwc/nchwc_micro_kernel.h"
@@ -28,7 +29,7 @@ namespace {
 
 constexpr std::string_view kOp = "NchwcConv";
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using base::CeilDiv;
 
 // The zero-padded copy of the input, kept per calling thread and only
 // grown; the pool's workers read it while the caller waits in ParallelFor.

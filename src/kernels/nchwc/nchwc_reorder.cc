@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/int_math.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/nchwc/nchwc_micro_kernel.h"
 #include "threading/parallel_for.h"
@@ -10,7 +11,7 @@
 namespace loom::kernels {
 namespace {
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using base::CeilDiv;
 
 // Rows of W pixels: a row copy of W * B floats costs about W * B * 0.2 ns.
 // Read and write from memory: ~0.5 ns a float (16 GB/s, 8 bytes).
