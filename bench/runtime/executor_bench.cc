@@ -28,11 +28,11 @@
 
 #include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
+#include "kernels/process_isa.h"
 #include "kernels/registry.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 #include "runtime/graph_executor.h"
-#include "runtime/process_isa.h"
 #include "runtime/testing/model_architectures.h"
 #include "runtime/testing/test_graphs.h"
 #include "threading/runtime.h"
@@ -61,7 +61,7 @@ class Runner {
     settings.inter_op_threads = {config.inter, "bench"};
     pools_ = std::make_unique<threading::Runtime>(settings, threading::ProcessCpuBudget(), "b",
                                                   "executor bench");
-    const kernels::Isa isa = runtime::ProcessIsa();
+    const kernels::Isa isa = kernels::ProcessIsa();
     Graph optimized = graph;
     graph::OptimizationOptions options;
     threading::ThreadPool* pool = pools_->intra_op_pool();

@@ -22,4 +22,12 @@ AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
 
+float* GrowOnlyBuffer::Floats(size_t count) {
+  if (!buffer_ || buffer_->size() < count * sizeof(float)) {
+    buffer_.reset();
+    buffer_ = std::make_unique<AlignedBuffer>(count * sizeof(float));
+  }
+  return static_cast<float*>(buffer_->data());
+}
+
 }  // namespace loom::base

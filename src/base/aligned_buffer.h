@@ -1,8 +1,10 @@
 // AlignedBuffer: zero-filled heap memory aligned to 64 bytes (one cache line
-// and one AVX-512 register), owned by the object.
+// and one AVX-512 register), owned by the object. GrowOnlyBuffer: scratch
+// space that is only ever grown, for the kernels' per-thread buffers.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 namespace loom::base {
 
@@ -24,6 +26,21 @@ class AlignedBuffer {
  private:
   void* data_ = nullptr;
   size_t size_ = 0;
+};
+
+// Scratch floats kept across calls and only ever grown: a fresh zero-filled
+// buffer per call costs page faults (GEMM packing, im2col, depthwise
+// phases, the NCHWc padded input each keep one per thread, as
+// `thread_local GrowOnlyBuffer`). Growing frees the old buffer first (its
+// contents are not kept), so the peak is one buffer, not two.
+class GrowOnlyBuffer {
+ public:
+  // At least `count` floats, 64-byte aligned; valid until the next call
+  // that grows the buffer. Throws as AlignedBuffer does.
+  float* Floats(size_t count);
+
+ private:
+  std::unique_ptr<AlignedBuffer> buffer_;
 };
 
 }  // namespace loom::base

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/aligned_buffer.h"
+#include "base/int_math.h"
 #include "kernels/conv_depthwise.h"
 #include "kernels/conv_im2col.h"
 #include "kernels/fused_activation.h"
@@ -39,17 +40,8 @@ struct ConvEpilogue {
 // im2col space, kept per calling thread and only grown (as GEMM's packing
 // buffers are): a fresh zero-filled buffer per call costs page faults.
 float* Im2ColScratch(size_t floats) {
-  thread_local std::unique_ptr<base::AlignedBuffer> buffer;
-  if (!buffer || buffer->size() < floats * sizeof(float)) {
-    buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
-  }
-  return static_cast<float*>(buffer->data());
-}
-
-int64_t Product(const std::vector<int64_t>& values) {
-  int64_t product = 1;
-  for (int64_t v : values) product *= v;
-  return product;
+  thread_local base::GrowOnlyBuffer buffer;
+  return buffer.Floats(floats);
 }
 
 }  // namespace
@@ -91,7 +83,7 @@ PreparedConv::PreparedConv(const Attributes& attrs, const Tensor& weights, const
       in_channels_per_group_ == 1 && out_channels_ == group_ && kernel_.size() == 2;
   if (depthwise) return;
   const int64_t rows = out_channels_ / group_;
-  const int64_t depth = in_channels_per_group_ * Product(kernel_);
+  const int64_t depth = in_channels_per_group_ * base::Product(kernel_);
   for (int64_t g = 0; g < group_ && rows > 0 && depth > 0; ++g) {
     GemmArgs a;
     a.m = rows;
@@ -142,9 +134,9 @@ void PreparedConv::RunGemm(const KernelContext& ctx, const Tensor& x, Tensor& y,
                            const SpatialGeometry& geometry) const {
   const int64_t batch = x.shape().dim(0);
   const int64_t rows = out_channels_ / group_;
-  const int64_t depth = in_channels_per_group_ * Product(kernel_);
-  const int64_t in_plane = Product(geometry.input);
-  const int64_t positions = Product(geometry.output);
+  const int64_t depth = in_channels_per_group_ * base::Product(kernel_);
+  const int64_t in_plane = base::Product(geometry.input);
+  const int64_t positions = base::Product(geometry.output);
   bool pointwise = true;
   for (int a = 0; a < geometry.rank(); ++a) {
     pointwise = pointwise && geometry.kernel[a] == 1 && geometry.stride[a] == 1 &&

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "base/aligned_buffer.h"
@@ -125,12 +124,8 @@ class PhasedPlane {
 
 // Two grow-only buffers per thread (the phased plane, the output grid).
 float* Scratch(int slot, size_t floats) {
-  thread_local std::unique_ptr<base::AlignedBuffer> buffers[2];
-  std::unique_ptr<base::AlignedBuffer>& buffer = buffers[slot];
-  if (!buffer || buffer->size() < floats * sizeof(float)) {
-    buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
-  }
-  return static_cast<float*>(buffer->data());
+  thread_local base::GrowOnlyBuffer buffers[2];
+  return buffers[slot].Floats(floats);
 }
 
 }  // namespace

@@ -71,14 +71,46 @@ struct MicroKernelEntry {
 // row kernel at 30-34, 1 x 4096 x 1024 at 16 vs 20-28 (two threads: 26-29
 // vs 37-42), three alternating runs (bench/results/avx2-2026-12-03.md).
 constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
-    {Isa::kPortable, false, 4, 8, 256, f32_gemm_4x8__portable, f32_gemm_skinny__portable, 16, 4,
-     nullptr},
-    {Isa::kAvx2Fma, false, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx2_fma, 16, 4,
-     f32_gemv_rows__avx2_fma},
-    {Isa::kAvx512f, false, 12, 32, 256, f32_gemm_12x32__avx512f, f32_gemm_skinny__avx512f, 16, 4,
-     f32_gemv_rows__avx512f},
-    {Isa::kAvx512f, true, 6, 16, 256, f32_gemm_6x16__avx2_fma, f32_gemm_skinny__avx512f, 64, 4,
-     f32_gemv_rows__avx512f},
+    {.isa = Isa::kPortable,
+     .narrow = false,
+     .mr = 4,
+     .nr = 8,
+     .kc = 256,
+     .run = f32_gemm_4x8__portable,
+     .skinny = f32_gemm_skinny__portable,
+     .skinny_max_rows = 16,
+     .skinny_max_rows_packed_b = 4,
+     .gemv_rows = nullptr},
+    {.isa = Isa::kAvx2Fma,
+     .narrow = false,
+     .mr = 6,
+     .nr = 16,
+     .kc = 256,
+     .run = f32_gemm_6x16__avx2_fma,
+     .skinny = f32_gemm_skinny__avx2_fma,
+     .skinny_max_rows = 16,
+     .skinny_max_rows_packed_b = 4,
+     .gemv_rows = f32_gemv_rows__avx2_fma},
+    {.isa = Isa::kAvx512f,
+     .narrow = false,
+     .mr = 12,
+     .nr = 32,
+     .kc = 256,
+     .run = f32_gemm_12x32__avx512f,
+     .skinny = f32_gemm_skinny__avx512f,
+     .skinny_max_rows = 16,
+     .skinny_max_rows_packed_b = 4,
+     .gemv_rows = f32_gemv_rows__avx512f},
+    {.isa = Isa::kAvx512f,
+     .narrow = true,
+     .mr = 6,
+     .nr = 16,
+     .kc = 256,
+     .run = f32_gemm_6x16__avx2_fma,
+     .skinny = f32_gemm_skinny__avx512f,
+     .skinny_max_rows = 64,
+     .skinny_max_rows_packed_b = 4,
+     .gemv_rows = f32_gemv_rows__avx512f},
 }};
 
 // Test override of the AVX-512 packing choice (Avx512Packing). Relaxed: it
@@ -151,22 +183,18 @@ class PackingScratch {
     if (reused_) in_use_ = false;
   }
   float* Get(int slot, size_t floats) {
-    std::unique_ptr<base::AlignedBuffer>& buffer = reused_ ? cached_[slot] : local_[slot];
-    if (!buffer || buffer->size() < floats * sizeof(float)) {
-      buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
-    }
-    return static_cast<float*>(buffer->data());
+    return (reused_ ? cached_[slot] : local_[slot]).Floats(floats);
   }
 
  private:
   static thread_local bool in_use_;
-  static thread_local std::unique_ptr<base::AlignedBuffer> cached_[2];
+  static thread_local base::GrowOnlyBuffer cached_[2];
   bool reused_;
-  std::unique_ptr<base::AlignedBuffer> local_[2];
+  base::GrowOnlyBuffer local_[2];
 };
 
 thread_local bool PackingScratch::in_use_ = false;
-thread_local std::unique_ptr<base::AlignedBuffer> PackingScratch::cached_[2];
+thread_local base::GrowOnlyBuffer PackingScratch::cached_[2];
 
 // Work units of row panels x column panels: 8 x 4 panels when there is
 // plenty of work, halved (the larger side first) until every thread can
@@ -231,10 +259,16 @@ void PackBPanel(const GemmArgs& g, int64_t q, int64_t pc, int64_t kc, int64_t jc
 void InitializeC(const GemmArgs& g, threading::ThreadPool* pool) {
   threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
+      // One branch-free loop per case, so each vectorizes.
       float* row = g.c + i * g.ldc;
-      for (int64_t j = 0; j < g.n; ++j) {
-        const float bias = g.bias != nullptr ? g.bias[j] : 0.0f;
-        row[j] = g.beta == 0.0f ? bias : g.beta * row[j] + bias;
+      if (g.beta == 0.0f && g.bias != nullptr) {
+        std::copy(g.bias, g.bias + g.n, row);
+      } else if (g.beta == 0.0f) {
+        std::fill(row, row + g.n, 0.0f);  // NaN or garbage in C is not kept
+      } else if (g.bias != nullptr) {
+        for (int64_t j = 0; j < g.n; ++j) row[j] = g.beta * row[j] + g.bias[j];
+      } else {
+        for (int64_t j = 0; j < g.n; ++j) row[j] = g.beta * row[j] + 0.0f;
       }
     }
   });
@@ -301,6 +335,31 @@ void RunGemv(const GemmArgs& g, GemvRowsKernel gemv_rows, threading::ThreadPool*
                          });
 }
 
+[[noreturn]] void FailGemm(const std::string& what) { throw InvalidArgumentError("gemm: " + what); }
+
+// The checks of one operand, shared by ValidateGemmArgs and the packers
+// (which see one operand only).
+void CheckSizes(const GemmArgs& g) {
+  if (g.m < 0 || g.n < 0 || g.k < 0) {
+    FailGemm("negative size m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+             " k=" + std::to_string(g.k));
+  }
+}
+
+void CheckLeadingDimensionA(const GemmArgs& g) {
+  const int64_t a_row = g.transpose_a ? g.m : g.k;
+  if (g.lda < std::max<int64_t>(a_row, 1)) {
+    FailGemm("lda " + std::to_string(g.lda) + " < row length " + std::to_string(a_row));
+  }
+}
+
+void CheckLeadingDimensionB(const GemmArgs& g) {
+  const int64_t b_row = g.transpose_b ? g.k : g.n;
+  if (g.ldb < std::max<int64_t>(b_row, 1)) {
+    FailGemm("ldb " + std::to_string(g.ldb) + " < row length " + std::to_string(b_row));
+  }
+}
+
 }  // namespace
 
 PackedGemmMatrix::PackedGemmMatrix(Isa isa, int panel, bool is_a, int64_t rows, int64_t cols,
@@ -319,14 +378,10 @@ const float* PackedGemmMatrix::block(int64_t pc) const {
   return static_cast<const float*>(data_->data()) + pc * block_stride_;
 }
 
-PackedGemmMatrix PackedGemmMatrix::PackA(const GemmArgs& args, Isa isa) {
-  GemmArgs g = args;
-  g.n = 1;  // validate A alone
-  g.ldb = std::max<int64_t>(g.ldb, g.transpose_b ? g.k : 1);
-  g.ldc = std::max<int64_t>(g.ldc, 1);
-  g.b = g.c = reinterpret_cast<float*>(1);
-  g.packed_a = g.packed_b = nullptr;
-  ValidateGemmArgs(g);
+PackedGemmMatrix PackedGemmMatrix::PackA(const GemmArgs& g, Isa isa) {
+  CheckSizes(g);
+  CheckLeadingDimensionA(g);
+  if (g.m > 0 && g.k > 0 && g.a == nullptr) FailGemm("A is null");
   const MicroKernelEntry& kernel = KernelFor(isa);
   const int64_t row_panels = CeilDiv(g.m, kernel.mr);
   PackedGemmMatrix packed(isa, kernel.mr, true, g.m, g.k,
@@ -343,15 +398,10 @@ PackedGemmMatrix PackedGemmMatrix::PackA(const GemmArgs& args, Isa isa) {
   return packed;
 }
 
-PackedGemmMatrix PackedGemmMatrix::PackB(const GemmArgs& args, Isa isa) {
-  GemmArgs g = args;
-  g.m = 1;  // validate B alone
-  g.lda = std::max<int64_t>(g.lda, g.transpose_a ? 1 : g.k);
-  g.a = reinterpret_cast<float*>(1);
-  g.c = reinterpret_cast<float*>(1);
-  g.ldc = std::max<int64_t>(g.ldc, g.n);
-  g.packed_a = g.packed_b = nullptr;
-  ValidateGemmArgs(g);
+PackedGemmMatrix PackedGemmMatrix::PackB(const GemmArgs& g, Isa isa) {
+  CheckSizes(g);
+  CheckLeadingDimensionB(g);
+  if (g.k > 0 && g.n > 0 && g.b == nullptr) FailGemm("B is null");
   const MicroKernelEntry& kernel = KernelFor(isa);
   const int64_t col_panels = CeilDiv(g.n, kernel.nr);
   PackedGemmMatrix packed(isa, kernel.nr, false, g.k, g.n,
@@ -374,25 +424,190 @@ void SetAvx512PackingForTesting(Avx512Packing packing) {
 }
 
 void ValidateGemmArgs(const GemmArgs& g) {
-  auto fail = [](const std::string& what) { throw InvalidArgumentError("gemm: " + what); };
-  if (g.m < 0 || g.n < 0 || g.k < 0) {
-    fail("negative size m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
-         " k=" + std::to_string(g.k));
+  CheckSizes(g);
+  CheckLeadingDimensionA(g);
+  CheckLeadingDimensionB(g);
+  if (g.ldc < std::max<int64_t>(g.n, 1)) {
+    FailGemm("ldc " + std::to_string(g.ldc) + " < n " + std::to_string(g.n));
   }
-  const int64_t a_row = g.transpose_a ? g.m : g.k;
-  const int64_t b_row = g.transpose_b ? g.k : g.n;
-  if (g.lda < std::max<int64_t>(a_row, 1))
-    fail("lda " + std::to_string(g.lda) + " < row length " + std::to_string(a_row));
-  if (g.ldb < std::max<int64_t>(b_row, 1))
-    fail("ldb " + std::to_string(g.ldb) + " < row length " + std::to_string(b_row));
-  if (g.ldc < std::max<int64_t>(g.n, 1))
-    fail("ldc " + std::to_string(g.ldc) + " < n " + std::to_string(g.n));
-  if (g.m > 0 && g.n > 0 && g.c == nullptr) fail("C is null");
+  if (g.m > 0 && g.n > 0 && g.c == nullptr) FailGemm("C is null");
   if (g.m > 0 && g.n > 0 && g.k > 0 &&
       ((g.a == nullptr && g.packed_a == nullptr) || (g.b == nullptr && g.packed_b == nullptr))) {
-    fail("A or B is null");
+    FailGemm("A or B is null");
   }
 }
+
+namespace {
+
+// Few rows of A (the skinny kernel): B streamed once, in fixed column units.
+// C already holds beta * C + bias.
+void RunSkinny(const GemmArgs& g, const MicroKernelEntry& kernel, threading::ThreadPool* pool) {
+  // A unit's time is the larger of its FMAs and its share of B's bytes.
+  const double unit_ns = std::max(2.0 * g.m * g.k * kSkinnyColsPerUnit / kFlopsPerNs,
+                                  4.0 * g.k * kSkinnyColsPerUnit / kStreamBytesPerNs);
+  threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_ns,
+                         [&](int64_t begin, int64_t end) {
+                           // Unit by unit: the same column ranges whatever
+                           // the thread count, so the same rounding.
+                           for (int64_t unit = begin; unit < end; ++unit) {
+                             const int64_t j0 = unit * kSkinnyColsPerUnit;
+                             const int64_t j1 = std::min(g.n, j0 + kSkinnyColsPerUnit);
+                             kernel.skinny(g, j0, j1);
+                             RunEpilogue(g, 0, g.m, j0, j1 - j0);
+                           }
+                         });
+}
+
+// One k block [pc, pc + kc) of the packed path against one column block
+// [jc, jc + nc) of C, A's block already packed.
+struct PackedBlock {
+  const GemmArgs& g;
+  const MicroKernelEntry& kernel;
+  const float* a_block;
+  int64_t pc, kc, jc, nc;
+  int64_t row_panels, col_panels;
+  bool last_block;  // the epilogue runs after this block
+  bool overwrite;   // the kernel writes C instead of adding to it
+
+  // B panel q (packed at b_panel) times row panels [r0, r1) of A's block.
+  // With `epilogue`, each tile's epilogue runs right after the tile.
+  void MultiplyPanel(int64_t q, const float* b_panel, int64_t r0, int64_t r1, bool epilogue) const {
+    const int mr = kernel.mr, nr = kernel.nr;
+    const int64_t col = jc + q * nr;
+    const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
+    for (int64_t r = r0; r < r1; ++r) {
+      const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
+      kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col, g.ldc, g.alpha,
+                 rows, cols, !overwrite);
+      if (epilogue && last_block) RunEpilogue(g, r * mr, rows, col, cols);
+    }
+  }
+};
+
+// A packed (constant weights), B not, and columns enough for every thread:
+// each unit packs its own B panels and multiplies them at once, one
+// fork-join per block instead of two, each B panel still hot when it is
+// used. Workers that block between fork-joins (spin wait 0) pay one
+// wake-up per block, not two.
+void PackAndMultiplyColumns(const PackedBlock& block, float* b_panels,
+                            threading::ThreadPool* pool) {
+  const GemmArgs& g = block.g;
+  const int nr = block.kernel.nr;
+  const int64_t units = CeilDiv(block.col_panels, kColPanelsPerUnit);
+  const double unit_flops = 2.0 * g.m * kColPanelsPerUnit * nr * block.kc;
+  threading::ParallelFor(pool, units, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t q0 = unit * kColPanelsPerUnit;
+      const int64_t q1 = std::min(block.col_panels, q0 + kColPanelsPerUnit);
+      for (int64_t q = q0; q < q1; ++q) {
+        float* b_panel = b_panels + q * nr * block.kc;
+        PackBPanel(g, q, block.pc, block.kc, block.jc, block.nc, nr, b_panel);
+        block.MultiplyPanel(q, b_panel, 0, block.row_panels, true);
+      }
+    }
+  });
+}
+
+// B's block already packed at b_block: units of row panels x column panels
+// (UnitShape) over the pool.
+void MultiplyPackedColumns(const PackedBlock& block, const float* b_block, int threads,
+                           threading::ThreadPool* pool) {
+  const GemmArgs& g = block.g;
+  const int mr = block.kernel.mr, nr = block.kernel.nr;
+  const auto [rows_per_unit, cols_per_unit] =
+      UnitShape(block.row_panels, block.col_panels, threads);
+  const int64_t unit_rows = CeilDiv(block.row_panels, rows_per_unit);
+  const int64_t unit_cols = CeilDiv(block.col_panels, cols_per_unit);
+  const double unit_flops = 2.0 * rows_per_unit * mr * cols_per_unit * nr * block.kc;
+  threading::ParallelFor(pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs,
+                         [&](int64_t begin, int64_t end) {
+                           for (int64_t unit = begin; unit < end; ++unit) {
+                             const int64_t r0 = (unit / unit_cols) * rows_per_unit;
+                             const int64_t q0 = (unit % unit_cols) * cols_per_unit;
+                             const int64_t r1 = std::min(block.row_panels, r0 + rows_per_unit);
+                             const int64_t q1 = std::min(block.col_panels, q0 + cols_per_unit);
+                             // One B panel stays in L1 while it meets every A panel of the unit.
+                             for (int64_t q = q0; q < q1; ++q) {
+                               block.MultiplyPanel(q, b_block + q * nr * block.kc, r0, r1, false);
+                             }
+                             // One epilogue call per row of the unit (up to cols_per_unit
+                             // panels wide), its C still in L1/L2: with a call per tile row,
+                             // MatMul + bias + Relu on 64 x 128 x 512 took 120 µs, now 100.
+                             if (block.last_block) {
+                               const int64_t col = block.jc + q0 * nr;
+                               RunEpilogue(g, r0 * mr, std::min(g.m, r1 * mr) - r0 * mr, col,
+                                           std::min(g.n, block.jc + q1 * nr) - col);
+                             }
+                           }
+                         });
+}
+
+// The packed path: k blocks of BlockDepth; per block A packed once (unless
+// prepacked), then column blocks of kNc with B packed (unless prepacked)
+// and multiplied. `overwrite_first_block`: C was not initialized and the
+// first k block writes it.
+void RunPacked(const GemmArgs& g, const MicroKernelEntry& kernel, bool overwrite_first_block,
+               threading::ThreadPool* pool) {
+  const int mr = kernel.mr, nr = kernel.nr;
+  const int64_t row_panels = CeilDiv(g.m, mr);
+  const int64_t depth = BlockDepth(kernel, g.k);
+  PackingScratch scratch;
+  float* a_panels = g.packed_a != nullptr
+                        ? nullptr
+                        : scratch.Get(0, static_cast<size_t>(row_panels * mr * depth));
+  float* b_panels =
+      g.packed_b != nullptr
+          ? nullptr
+          : scratch.Get(1, static_cast<size_t>(CeilDiv(std::min(g.n, kNc), nr) * nr * depth));
+  const int threads = threading::MaxParallelism(pool);
+  for (int64_t pc = 0; pc < g.k; pc += depth) {
+    const int64_t kc = std::min(depth, g.k - pc);
+    const float* a_block = a_panels;
+    if (g.packed_a != nullptr) {
+      a_block = g.packed_a->block(pc);
+    } else {
+      threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
+                             [&](int64_t begin, int64_t end) {
+                               for (int64_t r = begin; r < end; ++r) {
+                                 PackAPanel(g, r, pc, kc, mr, a_panels + r * mr * kc);
+                               }
+                             });
+    }
+    for (int64_t jc = 0; jc < g.n; jc += kNc) {
+      const int64_t nc = std::min(kNc, g.n - jc);
+      const PackedBlock block{.g = g,
+                              .kernel = kernel,
+                              .a_block = a_block,
+                              .pc = pc,
+                              .kc = kc,
+                              .jc = jc,
+                              .nc = nc,
+                              .row_panels = row_panels,
+                              .col_panels = CeilDiv(nc, nr),
+                              .last_block = pc + kc == g.k,
+                              .overwrite = overwrite_first_block && pc == 0};
+      if (g.packed_b == nullptr && g.packed_a != nullptr &&
+          block.col_panels >= kColPanelsPerUnit * 4 * threads) {
+        PackAndMultiplyColumns(block, b_panels, pool);
+        continue;
+      }
+      const float* b_block = b_panels;
+      if (g.packed_b != nullptr) {
+        b_block = g.packed_b->block(pc) + (jc / nr) * nr * kc;  // kNc is a multiple of NR
+      } else {
+        threading::ParallelFor(pool, block.col_panels, static_cast<double>(nr * kc),
+                               [&](int64_t begin, int64_t end) {
+                                 for (int64_t q = begin; q < end; ++q) {
+                                   PackBPanel(g, q, pc, kc, jc, nc, nr, b_panels + q * nr * kc);
+                                 }
+                               });
+      }
+      MultiplyPackedColumns(block, b_block, threads, pool);
+    }
+  }
+}
+
+}  // namespace
 
 void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   ValidateGemmArgs(g);
@@ -413,136 +628,12 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
     threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {
       RunEpilogue(g, begin, end - begin, 0, g.n);
     });
-    return;
-  }
-
-  if (skinny && g.m == 1 && kernel.gemv_rows != nullptr && !g.transpose_a) {
+  } else if (skinny && g.m == 1 && kernel.gemv_rows != nullptr && !g.transpose_a) {
     RunGemv(g, kernel.gemv_rows, pool);
-    return;
-  }
-  if (skinny) {
-    // Few rows stream B once: the unit's time is the larger of its FMAs and
-    // its share of B's bytes.
-    const double unit_ns = std::max(2.0 * g.m * g.k * kSkinnyColsPerUnit / kFlopsPerNs,
-                                    4.0 * g.k * kSkinnyColsPerUnit / kStreamBytesPerNs);
-    threading::ParallelFor(pool, CeilDiv(g.n, kSkinnyColsPerUnit), unit_ns,
-                           [&](int64_t begin, int64_t end) {
-                             // Unit by unit: the same column ranges whatever
-                             // the thread count, so the same rounding.
-                             for (int64_t unit = begin; unit < end; ++unit) {
-                               const int64_t j0 = unit * kSkinnyColsPerUnit;
-                               const int64_t j1 = std::min(g.n, j0 + kSkinnyColsPerUnit);
-                               kernel.skinny(g, j0, j1);
-                               RunEpilogue(g, 0, g.m, j0, j1 - j0);
-                             }
-                           });
-    return;
-  }
-  const int mr = kernel.mr, nr = kernel.nr;
-  const int64_t row_panels = CeilDiv(g.m, mr);
-  PackingScratch scratch;
-  float* a_panels =
-      g.packed_a != nullptr
-          ? nullptr
-          : scratch.Get(0, static_cast<size_t>(row_panels * mr * BlockDepth(kernel, g.k)));
-  float* b_panels = g.packed_b != nullptr
-                        ? nullptr
-                        : scratch.Get(1, static_cast<size_t>(CeilDiv(std::min(g.n, kNc), nr) * nr *
-                                                             BlockDepth(kernel, g.k)));
-  const int threads = threading::MaxParallelism(pool);
-
-  const int64_t depth = BlockDepth(kernel, g.k);
-  for (int64_t pc = 0; pc < g.k; pc += depth) {
-    const int64_t kc = std::min(depth, g.k - pc);
-    const bool last_block = pc + kc == g.k;
-    const float* a_block = a_panels;
-    if (g.packed_a != nullptr) {
-      a_block = g.packed_a->block(pc);
-    } else {
-      threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
-                             [&](int64_t begin, int64_t end) {
-                               for (int64_t r = begin; r < end; ++r) {
-                                 PackAPanel(g, r, pc, kc, mr, a_panels + r * mr * kc);
-                               }
-                             });
-    }
-    for (int64_t jc = 0; jc < g.n; jc += kNc) {
-      const int64_t nc = std::min(kNc, g.n - jc);
-      const int64_t col_panels = CeilDiv(nc, nr);
-      const float* b_block = b_panels;
-      // B panel q (packed at b_panel) times row panels [r0, r1) of A's block.
-      // With `epilogue`, each tile's epilogue runs right after the tile.
-      auto multiply_panel = [&](int64_t q, const float* b_panel, int64_t r0, int64_t r1,
-                                bool epilogue) {
-        const int64_t col = jc + q * nr;
-        const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
-        for (int64_t r = r0; r < r1; ++r) {
-          const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
-          kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col, g.ldc, g.alpha,
-                     rows, cols, !(overwrite_first_block && pc == 0));
-          if (epilogue && last_block) RunEpilogue(g, r * mr, rows, col, cols);
-        }
-      };
-      // With A already packed (constant weights) and columns enough for
-      // every thread, each unit packs its own B panels and multiplies them
-      // at once: one fork-join per block instead of two, and each B panel
-      // is still hot when it is used. Workers that block between
-      // fork-joins (spin wait 0) pay one wake-up per block, not two.
-      if (g.packed_b == nullptr && g.packed_a != nullptr &&
-          col_panels >= kColPanelsPerUnit * 4 * threads) {
-        const int64_t units = CeilDiv(col_panels, kColPanelsPerUnit);
-        const double unit_flops = 2.0 * g.m * kColPanelsPerUnit * nr * kc;
-        threading::ParallelFor(pool, units, unit_flops / kFlopsPerNs,
-                               [&](int64_t begin, int64_t end) {
-                                 for (int64_t unit = begin; unit < end; ++unit) {
-                                   const int64_t q0 = unit * kColPanelsPerUnit;
-                                   const int64_t q1 = std::min(col_panels, q0 + kColPanelsPerUnit);
-                                   for (int64_t q = q0; q < q1; ++q) {
-                                     float* b_panel = b_panels + q * nr * kc;
-                                     PackBPanel(g, q, pc, kc, jc, nc, nr, b_panel);
-                                     multiply_panel(q, b_panel, 0, row_panels, true);
-                                   }
-                                 }
-                               });
-        continue;
-      }
-      if (g.packed_b != nullptr) {
-        b_block = g.packed_b->block(pc) + (jc / nr) * nr * kc;  // kNc is a multiple of NR
-      } else {
-        threading::ParallelFor(pool, col_panels, static_cast<double>(nr * kc),
-                               [&](int64_t begin, int64_t end) {
-                                 for (int64_t q = begin; q < end; ++q) {
-                                   PackBPanel(g, q, pc, kc, jc, nc, nr, b_panels + q * nr * kc);
-                                 }
-                               });
-      }
-      const auto [rows_per_unit, cols_per_unit] = UnitShape(row_panels, col_panels, threads);
-      const int64_t unit_rows = CeilDiv(row_panels, rows_per_unit);
-      const int64_t unit_cols = CeilDiv(col_panels, cols_per_unit);
-      const double unit_flops = 2.0 * rows_per_unit * mr * cols_per_unit * nr * kc;
-      threading::ParallelFor(pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs,
-                             [&](int64_t begin, int64_t end) {
-                               for (int64_t unit = begin; unit < end; ++unit) {
-                                 const int64_t r0 = (unit / unit_cols) * rows_per_unit;
-                                 const int64_t q0 = (unit % unit_cols) * cols_per_unit;
-                                 const int64_t r1 = std::min(row_panels, r0 + rows_per_unit);
-                                 const int64_t q1 = std::min(col_panels, q0 + cols_per_unit);
-                                 // One B panel stays in L1 while it meets every A panel of the
-                                 // unit.
-                                 for (int64_t q = q0; q < q1; ++q)
-                                   multiply_panel(q, b_block + q * nr * kc, r0, r1, false);
-                                 // One epilogue call per row of the unit (up to
-                                 // cols_per_unit panels wide), its C still in L1/L2:
-                                 // with a call per tile row, MatMul + bias + Relu
-                                 // on 64 x 128 x 512 took 120 µs, now 100.
-                                 if (last_block) {
-                                   const int64_t col = jc + q0 * nr;
-                                   RunEpilogue(g, r0 * mr, std::min(g.m, r1 * mr) - r0 * mr, col,
-                                               std::min(g.n, jc + q1 * nr) - col);
-                                 }
-                               }
-                             });
-    }
+  } else if (skinny) {
+    RunSkinny(g, kernel, pool);
+  } else {
+    RunPacked(g, kernel, overwrite_first_block, pool);
   }
 }
 

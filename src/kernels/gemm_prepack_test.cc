@@ -115,6 +115,46 @@ TEST(GemmPrepack, MismatchedPackedMatrixIsRefused) {
   EXPECT_THROW(PackedGemmMatrix::PackA(negative, Isa::kPortable), InvalidArgumentError);
 }
 
+// Each packer checks its own operand only: the other operand and C may be
+// absent (a MatMul's constant weights are packed before any input exists).
+TEST(GemmPrepack, EachPackerChecksItsOwnOperandOnly) {
+  const std::vector<float> a(6 * 5, 1.0f), b(5 * 9, 1.0f);
+  GemmArgs only_a;
+  only_a.m = 6, only_a.n = 9, only_a.k = 5, only_a.a = a.data(), only_a.lda = 5;
+  EXPECT_NO_THROW(PackedGemmMatrix::PackA(only_a, Isa::kPortable));
+  GemmArgs only_b;
+  only_b.m = 6, only_b.n = 9, only_b.k = 5, only_b.b = b.data(), only_b.ldb = 9;
+  EXPECT_NO_THROW(PackedGemmMatrix::PackB(only_b, Isa::kPortable));
+
+  auto message = [](auto pack) {
+    try {
+      pack();
+    } catch (const InvalidArgumentError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  GemmArgs no_a = only_a;
+  no_a.a = nullptr;
+  EXPECT_EQ(message([&] { PackedGemmMatrix::PackA(no_a, Isa::kPortable); }), "gemm: A is null");
+  GemmArgs short_lda = only_a;
+  short_lda.lda = 4;
+  EXPECT_EQ(message([&] { PackedGemmMatrix::PackA(short_lda, Isa::kPortable); }),
+            "gemm: lda 4 < row length 5");
+  GemmArgs no_b = only_b;
+  no_b.b = nullptr;
+  EXPECT_EQ(message([&] { PackedGemmMatrix::PackB(no_b, Isa::kPortable); }), "gemm: B is null");
+  GemmArgs short_ldb = only_b;
+  short_ldb.ldb = 8;
+  EXPECT_EQ(message([&] { PackedGemmMatrix::PackB(short_ldb, Isa::kPortable); }),
+            "gemm: ldb 8 < row length 9");
+  // An empty operand needs no data.
+  GemmArgs empty_a = only_a;
+  empty_a.m = 0;
+  empty_a.a = nullptr;
+  EXPECT_NO_THROW(PackedGemmMatrix::PackA(empty_a, Isa::kPortable));
+}
+
 // Adds a per-row bias, then clamps at zero, as Conv + Relu would.
 struct RowBiasRelu {
   const float* bias;

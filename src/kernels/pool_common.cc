@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "base/int_math.h"
 
 namespace loom::kernels {
 namespace {
@@ -16,17 +19,10 @@ void CheckMinRank(std::string_view op, const Tensor& x, int min_rank, const char
 }
 
 // The product of `dims` (0 if any is 0); throws if it overflows int64.
-int64_t Product(std::string_view op, const std::vector<int64_t>& dims) {
-  for (int64_t d : dims) {
-    if (d == 0) return 0;
-  }
-  int64_t product = 1;
-  for (int64_t d : dims) {
-    if (__builtin_mul_overflow(product, d, &product)) {
-      ThrowKernelError(op, "a spatial plane has more than 2^63 elements");
-    }
-  }
-  return product;
+int64_t PlaneSize(std::string_view op, const std::vector<int64_t>& dims) {
+  const std::optional<int64_t> product = base::CheckedProduct(dims);
+  if (!product) ThrowKernelError(op, "a spatial plane has more than 2^63 elements");
+  return *product;
 }
 
 // The float32 pooling kernel registry: one row per ISA level, best last.
@@ -64,8 +60,8 @@ PoolPlan MakePoolPlan(std::string_view op, const Attributes& attrs, const Tensor
   if (__builtin_mul_overflow(dims[0], dims[1], &plan.planes)) {
     ThrowKernelError(op, "N * C overflows int64 (got shape " + x.shape().to_string() + ")");
   }
-  plan.plane_size = Product(op, spatial);
-  plan.out_plane_size = Product(op, plan.geometry.output);
+  plan.plane_size = PlaneSize(op, spatial);
+  plan.out_plane_size = PlaneSize(op, plan.geometry.output);
   const int64_t out_w = plan.geometry.output.back();
   plan.rows_per_plane = out_w == 0 ? 0 : plan.out_plane_size / out_w;
   plan.count_include_pad = false;

@@ -5,9 +5,11 @@
 // tensor.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "base/int_math.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
 #include "threading/parallel_for.h"
@@ -82,10 +84,9 @@ void CopyRows(const KernelContext& ctx, int64_t outer, int64_t combined_row_byte
                          });
 }
 
+// The product of dims [begin, end) of an existing tensor's shape.
 int64_t Product(const std::vector<int64_t>& dims, int begin, int end) {
-  int64_t product = 1;
-  for (int d = begin; d < end; ++d) product *= dims[d];
-  return product;
+  return base::Product(std::span(dims).subspan(begin, end - begin));
 }
 
 }  // namespace

@@ -5,13 +5,13 @@
 #include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
 #include "kernels/nchwc/nchwc.h"
+#include "kernels/process_isa.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 #include "runtime/feed_check.h"
 #include "runtime/graph_executor.h"
-#include "runtime/process_isa.h"
 #include "threading/parallel_for.h"
 #include "threading/runtime.h"
 #include "threading/thread_pool.h"
@@ -82,7 +82,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
   } else {
     impl_->runtime = &threading::GlobalRuntime();
   }
-  const kernels::Isa isa = runtime::ProcessIsa();
+  const kernels::Isa isa = kernels::ProcessIsa();
   threading::ThreadPool* intra_pool = impl_->runtime->intra_op_pool();
 
   verify_graph(graph);

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "kernels/isa.h"
+#include "kernels/process_isa.h"
 #include "loom/config.h"
 #include "loom/runtime.h"
 #include "loom/session.h"
@@ -22,7 +23,6 @@
 #include "platform/thread_identity.h"
 #include "progress_bar.h"
 #include "run_report.h"
-#include "runtime/process_isa.h"
 
 namespace loom::cli {
 namespace {
@@ -124,7 +124,7 @@ int RunCommand(const std::vector<std::string>& args) {
   report.inter_op_threads = threading::get_inter_op_parallelism_threads();
   report.intra_op_source = described.intra_op_parallelism_threads.source;
   report.inter_op_source = described.inter_op_parallelism_threads.source;
-  report.isa = std::string(kernels::IsaName(runtime::ProcessIsa()));
+  report.isa = std::string(kernels::IsaName(kernels::ProcessIsa()));
   report.batch = feeds.batch;
   report.iterations = iterations;
   report.warmup = flags.warmup;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/int_math.h"
 #include "graph/passes/graph_edit.h"
 #include "graph/passes/passes.h"
 #include "graph/topological_order.h"
@@ -35,12 +36,6 @@ namespace {
 // to twice their inputs' size is always allowed.
 constexpr double kFoldedBytesLimit = 16.0 * (1 << 20);
 constexpr double kInputGrowthAllowed = 2.0;
-
-double Product(const std::vector<double>& dims) {
-  double product = 1.0;
-  for (double d : dims) product *= d;
-  return product;
-}
 
 std::vector<double> DimsOf(const Tensor& tensor) {
   return std::vector<double>(tensor.shape().dims().begin(), tensor.shape().dims().end());
@@ -75,7 +70,7 @@ std::optional<double> PredictedOutputBytes(const Node& node,
     if (value != node.attributes.end() && std::holds_alternative<Tensor>(value->second)) {
       element = static_cast<double>(dtype_size(std::get<Tensor>(value->second).dtype()));
     }
-    return Product(*shape) * element;
+    return base::Product(*shape) * element;
   }
   if (input(0) == nullptr) return std::nullopt;
   const Tensor& data = *input(0);
@@ -90,14 +85,14 @@ std::optional<double> PredictedOutputBytes(const Node& node,
       const double b = i < shape->size() ? (*shape)[shape->size() - 1 - i] : 1.0;
       out[i] = std::max(a, b);
     }
-    return Product(out) * element;
+    return base::Product(out) * element;
   }
   if (op == "Tile") {
     const auto repeats = IndexValues(input(1));
     std::vector<double> dims = DimsOf(data);
     if (!repeats || repeats->size() != dims.size()) return std::nullopt;
     for (size_t i = 0; i < dims.size(); ++i) dims[i] *= std::max(0.0, (*repeats)[i]);
-    return Product(dims) * element;
+    return base::Product(dims) * element;
   }
   if (op == "Pad") {
     const auto pads = IndexValues(input(1));
@@ -106,7 +101,7 @@ std::optional<double> PredictedOutputBytes(const Node& node,
     for (size_t i = 0; i < dims.size(); ++i) {
       dims[i] = std::max(0.0, dims[i] + (*pads)[i] + (*pads)[i + dims.size()]);
     }
-    return Product(dims) * element;
+    return base::Product(dims) * element;
   }
   if (op == "Range") {
     if (input(1) == nullptr || input(2) == nullptr || data.num_elements() != 1 ||

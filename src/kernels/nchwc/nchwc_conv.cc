@@ -34,12 +34,8 @@ using base::CeilDiv;
 // The zero-padded copy of the input, kept per calling thread and only
 // grown; the pool's workers read it while the caller waits in ParallelFor.
 float* PaddedScratch(size_t floats) {
-  thread_local std::unique_ptr<base::AlignedBuffer> buffer;
-  if (!buffer || buffer->size() < floats * sizeof(float)) {
-    buffer.reset();
-    buffer = std::make_unique<base::AlignedBuffer>(floats * sizeof(float));
-  }
-  return static_cast<float*>(buffer->data());
+  thread_local base::GrowOnlyBuffer buffer;
+  return buffer.Floats(floats);
 }
 
 // Output pixels one unit of work covers, in register tiles: enough to
