@@ -5,7 +5,9 @@
 #  2. ThreadSanitizer build: every test, threading ones above all (pools,
 #     ParallelFor, config, runtime) — concurrency code must be race-free;
 #  3. ASan+UBSan build: every test.
-# Set LOOM_TEST_QUICK=1 to run only step 1.
+# First of all, every tracked C++ file must be as clang-format writes it
+# (.clang-format at the root).
+# Set LOOM_TEST_QUICK=1 to run only step 1 (after the format check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
@@ -15,6 +17,9 @@ run_ctest() {  # preset, extra ctest args...
   echo "== ctest ($preset) =="
   ctest --test-dir "build/$preset" --output-on-failure -j "$jobs" --timeout 300 "$@"
 }
+
+echo "== clang-format --dry-run =="
+git ls-files -z '*.cc' '*.h' | xargs -0 clang-format --dry-run -Werror
 
 scripts/build.sh release
 run_ctest release

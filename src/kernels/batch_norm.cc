@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/normalization.h"
+#include "kernels/normalize_plane.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -20,16 +21,6 @@ constexpr std::string_view kOp = "BatchNormalization";
 constexpr int64_t kBlock = 16384;
 // Guessed: a vectorized subtract + multiply-add streams ~4 floats per ns.
 constexpr double kCostPerElementNs = 0.25;
-constexpr int kLanes = 16;  // fixed-trip blocks: vectorized by GCC at -O2
-
-template <typename T>
-void Normalize(const T* __restrict x, T mean, T a, T b, T* __restrict y, int64_t n) {
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) y[i + j] = (x[i + j] - mean) * a + b;
-  }
-  for (; i < n; ++i) y[i] = (x[i] - mean) * a + b;
-}
 
 template <typename T>
 void RunTyped(const Tensor& x, const Tensor* const params[4], float epsilon, Tensor& y,
@@ -58,8 +49,9 @@ void RunTyped(const Tensor& x, const Tensor* const params[4], float epsilon, Ten
                              const int64_t plane = u / blocks, k = u % blocks;
                              const int64_t c = plane % channels;
                              const int64_t offset = plane * spatial + k * kBlock;
-                             Normalize(in + offset, mean[c], a[static_cast<size_t>(c)], bias[c],
-                                       out + offset, std::min(kBlock, spatial - k * kBlock));
+                             NormalizePlane(in + offset, mean[c], a[static_cast<size_t>(c)],
+                                            bias[c], out + offset,
+                                            std::min(kBlock, spatial - k * kBlock));
                            }
                          });
 }

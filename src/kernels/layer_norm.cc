@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/normalization.h"
+#include "kernels/normalize_plane.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -116,16 +117,6 @@ void CheckNormalizedShape(std::string_view name, const Tensor& t, const Tensor& 
                               x.shape().to_string() + ") (got shape " + t.shape().to_string() +
                               ")");
   }
-}
-
-// y = (x - mean) * a + b over one plane.
-template <typename T>
-void NormalizePlane(const T* __restrict x, T mean, T a, T b, T* __restrict y, int64_t n) {
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) y[i + j] = (x[i + j] - mean) * a + b;
-  }
-  for (; i < n; ++i) y[i] = (x[i] - mean) * a + b;
 }
 
 template <typename T>

@@ -86,8 +86,20 @@ class Step : public std::enable_shared_from_this<Step>, public threading::Helper
   // ready inline, until nothing is left for this thread.
   void RunNodes(int node);
   void RunAsHelper();
-  // Executes one node; false if the step is stopping (the node is skipped).
+  // Executes one node; false if the step is stopping (the node is skipped)
+  // or the node failed (the step stops with its error). The parts:
+  //   EnterNode   counts the node as executing unless the step is stopping;
+  //   RunKernel   gathers the inputs, runs the kernel, stores the outputs;
+  //   StopWithCurrentException  (in a catch) stops the step with the
+  //               error, prefixed with the node's name and op;
+  //   RecordTime  the node's moving average, run count and trace record;
+  //   LeaveNode   uncounts it, waking the caller if the step is stopping.
   bool Execute(int node);
+  bool EnterNode();
+  void RunKernel(int node);
+  void StopWithCurrentException(int node);
+  void RecordTime(int node, Clock::time_point begin, Clock::time_point end);
+  void LeaveNode();
   // Counts `node` done: frees inputs read for the last time and returns the
   // successor to run next on this thread (or -1); queues the others.
   int Release(int node);
@@ -264,7 +276,7 @@ void Step::RunAsHelper() {
   if (caller_waiting_) caller_wakeup_.notify_one();
 }
 
-bool Step::Execute(int index) {
+bool Step::EnterNode() {
   // Announce first, check stop second (both seq_cst), pairing with the
   // caller's "stop_ then executing_" reads: either we see the stop and skip,
   // or the caller sees us running and waits for us.
@@ -278,6 +290,20 @@ bool Step::Execute(int index) {
     }
     return false;
   }
+  return true;
+}
+
+void Step::LeaveNode() {
+  // The last node to leave after a stop wakes the caller waiting for
+  // executing_ to reach 0.
+  if (executing_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      stop_.load(std::memory_order_seq_cst)) {
+    std::lock_guard lock(mutex_);
+    caller_wakeup_.notify_one();
+  }
+}
+
+void Step::RunKernel(int index) {
   const PlanNode& node = plan_->nodes()[index];
   // Most ops have at most a handful of inputs; avoid a heap vector for them.
   constexpr size_t kInline = 8;
@@ -293,58 +319,66 @@ bool Step::Execute(int index) {
     const Tensor* constant = slot < 0 ? nullptr : plan_->constant(slot);
     inputs[i] = slot < 0 ? nullptr : (constant != nullptr ? constant : &slots_[slot]);
   }
+  const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa()};
+  const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
+  std::vector<Tensor> outputs =
+      node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()));
+  if (outputs.size() < node.outputs.size()) {
+    throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
+                       " outputs, the graph expects " + std::to_string(node.outputs.size()));
+  }
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    slots_[node.outputs[i]] = std::move(outputs[i]);
+  }
+}
+
+void Step::StopWithCurrentException(int index) {
+  const PlanNode& node = plan_->nodes()[index];
+  const std::string prefix = "node '" + node.name + "' (" + node.op_type + "): ";
+  try {
+    throw;
+  } catch (const InvalidArgumentError& e) {
+    Stop(std::make_exception_ptr(InvalidArgumentError(prefix + e.what())));
+  } catch (const std::bad_alloc&) {
+    Stop(std::make_exception_ptr(RuntimeError(prefix + "out of memory")));
+  } catch (const std::exception& e) {
+    Stop(std::make_exception_ptr(RuntimeError(prefix + e.what())));
+  } catch (...) {
+    Stop(std::make_exception_ptr(RuntimeError(prefix + "unknown exception")));
+  }
+}
+
+void Step::RecordTime(int index, Clock::time_point begin, Clock::time_point end) {
+  const PlanNode& node = plan_->nodes()[index];
+  const int64_t elapsed = SinceStartNs(end) - SinceStartNs(begin);
+  // Exponential moving average with weight 1/4: follows a shape change
+  // within a few runs, smooths one preempted run.
+  const int64_t average = node.average_ns.load(std::memory_order_relaxed);
+  node.average_ns.store(average < 0 ? elapsed : average + (elapsed - average) / 4,
+                        std::memory_order_relaxed);
+  nodes_run_.fetch_add(1, std::memory_order_relaxed);
+  if (trace_) {
+    NodeRecord& record = records_[index];
+    record.ran = true;
+    record.start_ns = SinceStartNs(begin);
+    record.end_ns = SinceStartNs(end);
+    record.worker = threading::CurrentWorkerInfo();
+    record.tid = static_cast<int>(gettid());
+  }
+}
+
+bool Step::Execute(int index) {
+  if (!EnterNode()) return false;
   const Clock::time_point begin = Clock::now();
   bool ok = true;
   try {
-    const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa()};
-    const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
-    std::vector<Tensor> outputs =
-        node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()));
-    if (outputs.size() < node.outputs.size()) {
-      throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
-                         " outputs, the graph expects " + std::to_string(node.outputs.size()));
-    }
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
-      slots_[node.outputs[i]] = std::move(outputs[i]);
-    }
+    RunKernel(index);
   } catch (...) {
     ok = false;
-    const std::string prefix = "node '" + node.name + "' (" + node.op_type + "): ";
-    try {
-      throw;
-    } catch (const InvalidArgumentError& e) {
-      Stop(std::make_exception_ptr(InvalidArgumentError(prefix + e.what())));
-    } catch (const std::bad_alloc&) {
-      Stop(std::make_exception_ptr(RuntimeError(prefix + "out of memory")));
-    } catch (const std::exception& e) {
-      Stop(std::make_exception_ptr(RuntimeError(prefix + e.what())));
-    } catch (...) {
-      Stop(std::make_exception_ptr(RuntimeError(prefix + "unknown exception")));
-    }
+    StopWithCurrentException(index);
   }
-  const Clock::time_point end = Clock::now();
-  if (ok) {
-    const int64_t elapsed = SinceStartNs(end) - SinceStartNs(begin);
-    // Exponential moving average with weight 1/4: follows a shape change
-    // within a few runs, smooths one preempted run.
-    const int64_t average = node.average_ns.load(std::memory_order_relaxed);
-    node.average_ns.store(average < 0 ? elapsed : average + (elapsed - average) / 4,
-                          std::memory_order_relaxed);
-    nodes_run_.fetch_add(1, std::memory_order_relaxed);
-    if (trace_) {
-      NodeRecord& record = records_[index];
-      record.ran = true;
-      record.start_ns = SinceStartNs(begin);
-      record.end_ns = SinceStartNs(end);
-      record.worker = threading::CurrentWorkerInfo();
-      record.tid = static_cast<int>(gettid());
-    }
-  }
-  if (executing_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-      stop_.load(std::memory_order_seq_cst)) {
-    std::lock_guard lock(mutex_);
-    caller_wakeup_.notify_one();
-  }
+  if (ok) RecordTime(index, begin, Clock::now());
+  LeaveNode();
   return ok;
 }
 
