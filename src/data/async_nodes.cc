@@ -26,7 +26,7 @@ class ParallelMapNode final : public DatasetNode {
     config.name = name();
     config.fn = fn_;
     config.knob = num_parallel_calls_;
-    config.knob_is_parallelism = true;
+    config.role = AsyncStage::Role::kMap;
     config.deterministic = deterministic_.value_or(context.options().deterministic);
     // Never beyond the pool (more would only queue) or the CPU budget.
     config.autotune_max = std::min(context.pool()->num_threads(), context.budget_tokens());
@@ -51,7 +51,7 @@ class PrefetchNode final : public DatasetNode {
     AsyncStage::Config config;
     config.name = name();
     config.knob = buffer_size_;
-    config.knob_is_parallelism = false;
+    config.role = AsyncStage::Role::kPrefetch;
     config.autotune_max = kMaxAutotunedPrefetch;
     // Autotuning off: one element ahead, the smallest buffer that overlaps.
     if (config.knob == kAutotune && !context.options().autotune) config.knob = 1;

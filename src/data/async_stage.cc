@@ -43,13 +43,12 @@ AsyncStage::~AsyncStage() {
   changed_.wait(lock, [&] { return running_tasks_ == 0; });
 }
 
-int AsyncStage::ParallelismLocked() const {
-  if (!config_.knob_is_parallelism) return 1;
-  return tuner_ ? tuner_->value() : config_.knob;
-}
+int AsyncStage::KnobLocked() const { return tuner_ ? tuner_->value() : config_.knob; }
+
+int AsyncStage::ParallelismLocked() const { return config_.role == Role::kMap ? KnobLocked() : 1; }
 
 int AsyncStage::CapacityLocked() const {
-  const int knob = tuner_ ? tuner_->value() : config_.knob;
+  const int knob = KnobLocked();
   // A map holds finished elements beside the ones in progress: with room
   // for only `parallelism` in all, a thread that finishes before the
   // element ahead of it has been taken must stop, and the stage runs below
@@ -59,7 +58,7 @@ int AsyncStage::CapacityLocked() const {
   // finished element waits (with room for 1 in all, it stopped at every
   // element and pipeline-only throughput fell ~25 %, measured in
   // bench/results/data-vs-tfdata-2026-11-30.md).
-  return config_.knob_is_parallelism ? 2 * knob : knob + 1;
+  return config_.role == Role::kMap ? 2 * knob : knob + 1;
 }
 
 bool AsyncStage::CanClaimLocked() const {
@@ -288,12 +287,18 @@ PipelineStageDescription AsyncStage::Describe() const {
   d.name = config_.name;
   d.parallelism = ParallelismLocked();
   d.autotuned = tuner_.has_value();
-  // A prefetch computes one element at a time; AUTOTUNE tunes its buffer.
-  d.max_parallelism = !config_.knob_is_parallelism ? 1 : tuner_ ? tuner_->max() : config_.knob;
-  // A prefetch reports its buffer (finished elements, tf.data's meaning), a
-  // map everything it may hold.
-  d.buffer_size =
-      config_.knob_is_parallelism ? CapacityLocked() : (tuner_ ? tuner_->value() : config_.knob);
+  switch (config_.role) {
+    case Role::kMap:
+      d.max_parallelism = tuner_ ? tuner_->max() : config_.knob;
+      d.buffer_size = CapacityLocked();  // everything it may hold
+      break;
+    case Role::kPrefetch:
+      // One element at a time; AUTOTUNE tunes the buffer, which is
+      // reported as tf.data means it (finished elements).
+      d.max_parallelism = 1;
+      d.buffer_size = KnobLocked();
+      break;
+  }
   d.produced = produced_;
   return d;
 }

@@ -40,11 +40,18 @@ namespace loom::data::internal {
 
 class AsyncStage final : public IteratorNode, public AsyncStageBase {
  public:
+  // The two roles differ only in what the knob means:
+  //   kMap:      knob = parallelism (elements computed at once); the stage
+  //              holds up to 2 x knob elements (computing + finished).
+  //   kPrefetch: knob = buffer (finished elements, tf.data's meaning); one
+  //              element is computed at a time, on top of the buffer.
+  enum class Role { kMap, kPrefetch };
+
   struct Config {
-    std::string name;   // "map#2"
+    std::string name;  // "map#2"
+    Role role = Role::kMap;
     Dataset::MapFn fn;  // null for prefetch
-    int knob = 1;       // parallelism (map) or buffer (prefetch); kAutotune
-    bool knob_is_parallelism = true;
+    int knob = 1;       // see Role; kAutotune
     bool deterministic = true;
     int autotune_max = 1;  // the most kAutotune may choose
   };
@@ -73,7 +80,11 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
     AsyncStage* stage = nullptr;
   };
 
+  // The knob's current value (the autotuner's when it tunes).
+  int KnobLocked() const;
+  // Elements computed at once: the knob for a map, 1 for a prefetch.
   int ParallelismLocked() const;
+  // Elements the stage may hold, computing and finished.
   int CapacityLocked() const;
   bool CanClaimLocked() const;
   // Index into slots_ of an element ready for the consumer, or -1.
@@ -105,6 +116,20 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   std::mutex input_mutex_;
   int64_t next_index_ = 0;  // guarded by input_mutex_
 
+  // Guarded by mutex_. Invariants (whenever mutex_ is free):
+  //  - 0 <= unslotted_ <= claims_: a claim (ClaimLocked) counts in both
+  //    until ComputeOne has pulled its input; then it has a slot (or, at the
+  //    end of the input, is dropped) and leaves unslotted_; it leaves
+  //    claims_ when its slot is done. So claims_ - unslotted_ slots are
+  //    being computed and the rest of slots_ are finished.
+  //  - A claim is made only while claims_ < ParallelismLocked() and
+  //    slots_.size() + unslotted_ < CapacityLocked() (CanClaimLocked); the
+  //    autotuner may lower both later, so they bound new claims, not the
+  //    counts already there.
+  //  - 0 <= running_tasks_ <= scheduled_: a pool task counts in scheduled_
+  //    from Schedule until it exits, in running_tasks_ from its start; the
+  //    destructor waits for running_tasks_ == 0 (queued ones find the gate
+  //    closed and never touch the stage).
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::unique_ptr<Slot>> slots_;  // input order
