@@ -268,6 +268,7 @@ void InitializeC(const GemmArgs& g, threading::ThreadPool* pool) {
       } else if (g.bias != nullptr) {
         for (int64_t j = 0; j < g.n; ++j) row[j] = g.beta * row[j] + g.bias[j];
       } else {
+        // + 0.0f as before the split: a -0 product becomes +0.
         for (int64_t j = 0; j < g.n; ++j) row[j] = g.beta * row[j] + 0.0f;
       }
     }
@@ -337,8 +338,8 @@ void RunGemv(const GemmArgs& g, GemvRowsKernel gemv_rows, threading::ThreadPool*
 
 [[noreturn]] void FailGemm(const std::string& what) { throw InvalidArgumentError("gemm: " + what); }
 
-// The checks of one operand, shared by ValidateGemmArgs and the packers
-// (which see one operand only).
+// Checks shared by ValidateGemmArgs and the packers (which see one operand
+// and must not demand the other).
 void CheckSizes(const GemmArgs& g) {
   if (g.m < 0 || g.n < 0 || g.k < 0) {
     FailGemm("negative size m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
