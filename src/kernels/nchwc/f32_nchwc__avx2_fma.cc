@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/nchwc/nchwc_micro_kernel_impl.h"
+#include "kernels/x86/exp8__avx2_fma.h"
 
 namespace loom::kernels {
 namespace {
@@ -23,18 +24,8 @@ struct Avx2 {
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
   static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
   static V Div(V a, V b) { return _mm256_div_ps(a, b); }
-  static V Round(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  // 2^n as two factors 2^(n >> 1) and 2^(n - (n >> 1)), each a normal float
-  // for n in [-150, 128], so a subnormal product is rounded once.
-  static V Scale2(V v, V n) {
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
-    const __m256i bias = _mm256_set1_epi32(127);
-    const V s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
-    const V s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-    return _mm256_mul_ps(_mm256_mul_ps(v, s1), s2);
-  }
+  // The AVX2 exp of every kernel (unary Exp/Sigmoid/SiLU, softmax).
+  static V Exp(V x) { return Exp8(x); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
   static V Min(V a, V b) { return _mm256_min_ps(a, b); }
   static __m256i LaneIndex(int32_t step) {

@@ -8,9 +8,12 @@
 // (pixels per register tile, indexed by the tile's output blocks),
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
 // = a * b + c, Add, Sub, Mul, Div, Max and Min (b when either is NaN),
-// Round (to nearest, ties to even), Scale2(v, n) = v * 2^n for a whole n in
-// [-150, 128] (subnormal and infinite results right), Zero, LaneIndex(step)
-// (lane l holds l * step) and Gather(base, index) (lane l = base[index[l]]).
+// Zero, LaneIndex(step) (lane l holds l * step) and Gather(base, index)
+// (lane l = base[index[l]]); and either Exp(v) (the ISA's own exp, so that
+// the conv's fused Sigmoid/SiLU agree with the unary kernels) or the two
+// pieces of the template one: Round (to nearest, ties to even) and
+// Scale2(v, n) = v * 2^n for a whole n in [-150, 128] (subnormal and
+// infinite results right).
 #pragma once
 
 #include <algorithm>
@@ -41,19 +44,24 @@ inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V hig
 // e^r, then 2^n (the scheme and coefficients of the AVX2 activation
 // kernels' exp). Below -104 the result is 0, above 89 +inf; a NaN stays NaN
 // (Max and Min keep their second operand). The sigmoid built on it is
-// tested within 4 ulp over [-120, 120] (nchwc_test.cc).
+// tested within 4 ulp over [-120, 120] (nchwc_test.cc). A T with its own
+// Exp (AVX2: Exp8, x86/exp8__avx2_fma.h) uses that instead.
 template <class T>
 inline typename T::V Exp(typename T::V x) {
   using V = typename T::V;
-  const V t = T::Min(T::Broadcast(&kExpHigh), T::Max(T::Broadcast(&kExpLow), x));
-  const V n = T::Round(T::Mul(t, T::Broadcast(&kLog2e)));
-  V r = T::Fma(n, T::Broadcast(&kMinusLn2Hi), t);
-  r = T::Fma(n, T::Broadcast(&kMinusLn2Lo), r);
-  V p = T::Broadcast(&kExpPoly[0]);
+  if constexpr (requires(V v) { T::Exp(v); }) {
+    return T::Exp(x);
+  } else {
+    const V t = T::Min(T::Broadcast(&kExpHigh), T::Max(T::Broadcast(&kExpLow), x));
+    const V n = T::Round(T::Mul(t, T::Broadcast(&kLog2e)));
+    V r = T::Fma(n, T::Broadcast(&kMinusLn2Hi), t);
+    r = T::Fma(n, T::Broadcast(&kMinusLn2Lo), r);
+    V p = T::Broadcast(&kExpPoly[0]);
 #pragma GCC unroll 5
-  for (int i = 1; i < 6; ++i) p = T::Fma(p, r, T::Broadcast(&kExpPoly[i]));
-  p = T::Fma(p, T::Mul(r, r), T::Add(r, T::Broadcast(&kOne)));
-  return T::Scale2(p, n);
+    for (int i = 1; i < 6; ++i) p = T::Fma(p, r, T::Broadcast(&kExpPoly[i]));
+    p = T::Fma(p, T::Mul(r, r), T::Add(r, T::Broadcast(&kOne)));
+    return T::Scale2(p, n);
+  }
 }
 
 // NchwcActivation with its constants in registers.
