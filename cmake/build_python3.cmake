@@ -1,6 +1,6 @@
 # LOOM_PYTHON3: the interpreter whose packages the build reads — the pinned
-# onnx (its onnx-ml.proto, src/onnx/proto.cmake; its backend test data,
-# src/onnx/conformance) and, where the system has no nlohmann/json, the
+# onnx (its onnx-ml.proto, src/onnx_import/proto.cmake; its backend test data,
+# src/onnx_import/conformance) and, where the system has no nlohmann/json, the
 # headers of the nlohmann-json package (nlohmann_json.cmake).
 #
 # scikit-build-core sets Python3_EXECUTABLE to the interpreter running

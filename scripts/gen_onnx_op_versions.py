@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes two tables from the schemas of the onnx package installed in this
 python3 (pinned in python/requirements.txt):
-  src/onnx/onnx_op_versions_table.cc: every operator of ONNX's default
+  src/onnx_import/onnx_op_versions_table.cc: every operator of ONNX's default
     domain with the opset versions at which its definition changed
     ("since_version"); the importer resolves each node's version from it;
   src/ops/onnx_attribute_names_table.cc: every attribute name each of those
@@ -20,7 +20,7 @@ import onnx
 import onnx.defs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "src", "onnx", "onnx_op_versions_table.cc")
+OUT = os.path.join(HERE, "..", "src", "onnx_import", "onnx_op_versions_table.cc")
 ATTRIBUTES_OUT = os.path.join(HERE, "..", "src", "ops", "onnx_attribute_names_table.cc")
 
 

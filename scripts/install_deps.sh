@@ -8,7 +8,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libopenblas-dev
   clang-format
   # ONNX import: protobuf and protoc, which generates the parser from the
-  # pinned onnx package's schema (src/onnx/proto.cmake); the backend test
+  # pinned onnx package's schema (src/onnx_import/proto.cmake); the backend test
   # data comes with that package too.
   libprotobuf-dev protobuf-compiler
 )

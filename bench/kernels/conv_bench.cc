@@ -33,7 +33,6 @@
 namespace loom::bench {
 namespace {
 
-using kernels::Attributes;
 using kernels::Isa;
 
 std::atomic<int> g_failed_checks{0};

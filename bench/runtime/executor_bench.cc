@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
 #include "kernels/process_isa.h"
 #include "kernels/registry.h"
@@ -66,8 +65,7 @@ class Runner {
     graph::OptimizationOptions options;
     threading::ThreadPool* pool = pools_->intra_op_pool();
     options.evaluate = [pool, isa](const Node& node, const std::vector<const Tensor*>& inputs) {
-      return kernels::RunKernel(*kernels::FindKernel(node.op_type), {pool, isa},
-                                graph::ToKernelAttributes(node.attributes),
+      return kernels::RunKernel(*kernels::FindKernel(node.op_type), {pool, isa}, node.attributes,
                                 kernels::KernelInputs(inputs.data(), inputs.size()));
     };
     graph::OptimizeGraph(optimized, options);

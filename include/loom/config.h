@@ -157,6 +157,8 @@ struct PipelineStageDescription {
                             // computes one more meanwhile); map: elements it
                             // may hold in all (2 x parallelism)
   int64_t produced = 0;     // elements delivered downstream so far
+  int buffered = 0;         // finished elements it holds now, not yet taken
+  int in_progress = 0;      // elements being pulled from upstream or computed now
 };
 
 struct PipelineDescription {

@@ -34,6 +34,13 @@ namespace loom {
 
 // One dimension of a shape: a known size, or a symbol ("N") bound when the
 // graph runs. The same symbol means the same size everywhere in a graph.
+//
+// A symbol is either the model's ("N", "batch") or invented by Loom for a size
+// the model leaves unnamed (the importer's "unk__3", type inference's
+// "?node.0"): is_invented() tells them apart, so a caller shows an invented
+// one as unnamed (ONNX Runtime's None) without knowing any naming scheme.
+// Invented symbols are unique in a graph, so equality compares the symbol
+// alone.
 class Dim {
  public:
   Dim(int64_t size) : size_(size) {}  // NOLINT: implicit, so {1, 3, 8, 8} reads naturally
@@ -41,7 +48,15 @@ class Dim {
   Dim(std::string symbol) : size_(-1), symbol_(std::move(symbol)) {}  // NOLINT
   Dim(const char* symbol) : Dim(std::string(symbol)) {}               // NOLINT
 
+  // A symbol Loom made up for a size the model does not name.
+  static Dim Invented(std::string symbol) {
+    Dim dim(std::move(symbol));
+    dim.invented_ = true;
+    return dim;
+  }
+
   bool is_known() const { return symbol_.empty(); }
+  bool is_invented() const { return invented_; }
   int64_t size() const { return size_; }  // -1 when symbolic
   const std::string& symbol() const { return symbol_; }
   std::string to_string() const;  // "8" or "N"
@@ -53,6 +68,7 @@ class Dim {
  private:
   int64_t size_;
   std::string symbol_;
+  bool invented_ = false;
 };
 
 using SymbolicShape = std::vector<Dim>;

@@ -9,13 +9,13 @@
 // of every op it has a kernel for); older versions (ReduceX's axes
 // attribute, Squeeze/Unsqueeze axes, Split sizes, pre-13 Softmax, legacy
 // broadcasting, Resize-10/Upsample, Dropout, ...) are rewritten to the forms
-// Loom's kernels implement (src/onnx/README.md has the rules). Initializers and Constant nodes
-// become constants; an initializer also listed as a graph input stays an overridable input with a
-// default (IR version 4 and later; before that, every initializer was listed as an input and stays
-// a constant). Dimensions with a dim_param become symbols bound at run time; dimensions with
+// Loom's kernels implement (src/onnx_import/README.md has the rules). Initializers and Constant
+// nodes become constants; an initializer also listed as a graph input stays an overridable input
+// with a default (IR version 4 and later; before that, every initializer was listed as an input and
+// stays a constant). Dimensions with a dim_param become symbols bound at run time; dimensions with
 // neither value nor name get a fresh symbol. Empty or duplicated node names are replaced by
 // "<op>_<index>". Model-local functions (ModelProto.functions) are inlined first: each call becomes
-// the function's nodes, named "<calling node>/<name>" (src/onnx/README.md).
+// the function's nodes, named "<calling node>/<name>" (src/onnx_import/README.md).
 //
 // External data (tensors stored beside the model) is read only from files
 // inside the model's own folder: absolute paths, "..", symbolic links that

@@ -554,7 +554,8 @@ class Iterator:
 
     def stats(self):
         """The asynchronous stages and what they chose: parallelism,
-        buffer_size, produced."""
+        buffer_size, produced, and right now buffered (finished elements
+        held) and in_progress (elements being computed)."""
         return self._it.stats()
 
 

@@ -201,6 +201,8 @@ nb::dict StatsToPython(const config::threading::PipelineDescription& d) {
     stage["max_parallelism"] = s.max_parallelism;
     stage["buffer_size"] = s.buffer_size;
     stage["produced"] = s.produced;
+    stage["buffered"] = s.buffered;
+    stage["in_progress"] = s.in_progress;
     stages.append(stage);
   }
   nb::dict out;

@@ -183,16 +183,13 @@ NodeArg ToNodeArg(const ValueInfo& info) {
   if (info.type.shape) {
     nb::list dims;
     for (const Dim& dim : *info.type.shape) {
-      // Sizes the model leaves unnamed get invented symbols in Loom ("unk__3"
-      // from the importer, "?node.0" from type inference); ONNX Runtime
-      // shows those as None.
-      const std::string& symbol = dim.symbol();
+      // ONNX Runtime shows a size the model leaves unnamed as None.
       if (dim.is_known()) {
         dims.append(dim.size());
-      } else if (symbol.rfind("unk__", 0) == 0 || symbol.rfind('?', 0) == 0) {
+      } else if (dim.is_invented()) {
         dims.append(nb::none());
       } else {
-        dims.append(symbol);
+        dims.append(dim.symbol());
       }
     }
     arg.shape = dims;

@@ -6,6 +6,7 @@ listed; a stage is named "<kind>#<distance from the source>".
 """
 
 import gc
+import time
 
 import numpy as np
 import pytest
@@ -13,7 +14,8 @@ import pytest
 import loom
 from loom.data import AUTOTUNE, Dataset, Options
 
-STAGE_KEYS = {"name", "parallelism", "autotuned", "max_parallelism", "buffer_size", "produced"}
+STAGE_KEYS = {"name", "parallelism", "autotuned", "max_parallelism", "buffer_size", "produced",
+              "buffered", "in_progress"}
 
 
 def pool_size():
@@ -33,6 +35,8 @@ def check_structure(stats):
         assert 1 <= stage["parallelism"] <= stage["max_parallelism"], stage
         assert stage["buffer_size"] >= 1
         assert stage["produced"] >= 0
+        assert 0 <= stage["buffered"] <= stage["buffer_size"] + 1, stage
+        assert 0 <= stage["in_progress"] <= stage["parallelism"], stage
 
 
 def test_stats_of_a_map_and_a_prefetch():
@@ -53,6 +57,18 @@ def test_stats_of_a_map_and_a_prefetch():
     # at least that, at most a prefetch buffer more.
     assert prefetch_stage["produced"] == 10
     assert 10 <= map_stage["produced"] <= 10 + 3 + 1
+    # Left alone, the prefetch fills up and stops: it holds its 3 plus the
+    # one it computed meanwhile, and has taken exactly that from the map.
+    for _ in range(10_000):
+        prefetch_stage = it.stats()["stages"][1]
+        if prefetch_stage["buffered"] == 4 and prefetch_stage["in_progress"] == 0:
+            break
+        time.sleep(0.001)
+    assert (prefetch_stage["buffered"], prefetch_stage["in_progress"]) == (4, 0)
+    map_stage = it.stats()["stages"][0]
+    assert map_stage["produced"] == 10 + 4
+    assert 0 <= map_stage["buffered"] <= map_stage["buffer_size"] == 4
+    assert int(next(it)) == 11
 
 
 def test_sequential_stages_are_not_listed_but_count_in_the_names():

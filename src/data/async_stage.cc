@@ -300,6 +300,10 @@ PipelineStageDescription AsyncStage::Describe() const {
       break;
   }
   d.produced = produced_;
+  // claims_ - unslotted_ of the slots are being computed, the rest finished
+  // (the invariants in async_stage.h).
+  d.in_progress = claims_;
+  d.buffered = static_cast<int>(slots_.size()) - (claims_ - unslotted_);
   return d;
 }
 

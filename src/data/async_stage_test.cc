@@ -249,9 +249,35 @@ TEST_P(AsyncStageOnPool, ElementsInFlightAreBoundedByParallelismPlusBuffer) {
                    .prefetch(kB);
   Iterator it = MakeIteratorOnPool(ds, &pool_);
   for (int64_t i = 0; i < kTaken; ++i) ASSERT_EQ(ScalarOf(*it.next()), i);
-  std::this_thread::sleep_for(100ms);  // time enough to fill every buffer
+  // Wait for the prefetch's own report that its buffer is full and it
+  // computes nothing (no guess at how long filling takes): from then on it
+  // pulls nothing more from the map until the consumer takes an element.
+  // (The map beneath may still compute ahead into its own buffer, when the
+  // pool has a thread for it.)
+  using StageDescription = config::threading::PipelineStageDescription;
+  const auto prefetch_full = [&it](StageDescription* map, StageDescription* prefetch) {
+    const std::vector<StageDescription> stages = it.stats().stages;
+    if (stages.size() != 2) return false;
+    *map = stages[0];
+    *prefetch = stages[1];
+    return prefetch->in_progress == 0 && prefetch->buffered > prefetch->buffer_size;
+  };
+  StageDescription map, prefetch;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!prefetch_full(&map, &prefetch) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_TRUE(prefetch_full(&map, &prefetch))
+      << "prefetch holds " << prefetch.buffered << " (" << prefetch.in_progress
+      << " in progress) after 10 s; its buffer is " << prefetch.buffer_size;
+  EXPECT_EQ(prefetch.buffered, kB + 1);  // its buffer plus the one it computed meanwhile
+  // A second look: the first may have read the map just before the
+  // prefetch's last pull.
+  map = it.stats().stages[0];
+  EXPECT_EQ(map.produced, kTaken + kB + 1);  // all the prefetch took from the map
+  EXPECT_LE(map.buffered, map.buffer_size);
+  EXPECT_GE(calls.load(), kTaken + kB + 1);  // it does run ahead
   EXPECT_LE(calls.load(), kTaken + 2 * kP + kB + 1);
-  EXPECT_GT(calls.load(), kTaken);  // it does run ahead
   EXPECT_EQ(ScalarOf(*it.next()), kTaken);
 }
 

@@ -6,11 +6,12 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/testing/json.h"
 #include "data/testing/data_test_util.h"
 #include "loom/runtime.h"
+#include "platform/testing/fresh_process.h"
 #include "platform/thread_identity.h"
 #include "threading/parallel_for.h"
 
@@ -42,16 +43,16 @@ const cfg::PipelineDescription* FindPipeline(const cfg::Description& d, int64_t 
 }
 
 TEST(DataThreads, NoneBeforeTheFirstIterator) {
-  if (!DataThreads(cfg::describe()).empty()) {
-    GTEST_SKIP() << "an earlier test in this process already started the data pool";
-  }
-  for (const auto& [tid, name] : OsThreadNames()) {
-    EXPECT_NE(name.rfind("loom-data-", 0), 0u) << "thread " << tid << " is " << name;
-  }
-  Iterator it = Dataset::range(3).make_iterator();
-  EXPECT_TRUE(loom::runtime_started());
-  EXPECT_EQ(DataThreads(cfg::describe()).size(),
-            static_cast<size_t>(cfg::get_data_pipeline_threads()));
+  platform::testing::ExpectInFreshProcess([] {
+    ASSERT_TRUE(DataThreads(cfg::describe()).empty());
+    for (const auto& [tid, name] : OsThreadNames()) {
+      EXPECT_NE(name.rfind("loom-data-", 0), 0u) << "thread " << tid << " is " << name;
+    }
+    Iterator it = Dataset::range(3).make_iterator();
+    EXPECT_TRUE(loom::runtime_started());
+    EXPECT_EQ(DataThreads(cfg::describe()).size(),
+              static_cast<size_t>(cfg::get_data_pipeline_threads()));
+  });
 }
 
 TEST(DataThreads, DescribeAndProcListTheConfiguredNumber) {
@@ -123,10 +124,10 @@ TEST(DataPipelines, AutotunedStageShowsItsCeiling) {
 TEST(DataPipelines, JsonHasThreadsAndLivePipelines) {
   Iterator it = Dataset::range(10).prefetch(2).make_iterator();
   const int64_t id = it.stats().id;
-  const nlohmann::json j = nlohmann::json::parse(cfg::describe().to_json());
+  const loom::testing::Json j = loom::testing::Json::parse(cfg::describe().to_json());
   EXPECT_EQ(j.at("data_pipeline_threads").at("value").get<int>(), cfg::get_data_pipeline_threads());
   bool found = false;
-  for (const nlohmann::json& p : j.at("data_pipelines")) {
+  for (const loom::testing::Json& p : j.at("data_pipelines")) {
     if (p.at("id").get<int64_t>() != id) continue;
     found = true;
     ASSERT_EQ(p.at("stages").size(), 1u);
@@ -135,7 +136,8 @@ TEST(DataPipelines, JsonHasThreadsAndLivePipelines) {
   }
   EXPECT_TRUE(found);
   int data_threads = 0;
-  for (const nlohmann::json& t : j.at("threads")) data_threads += t.at("pool") == "data" ? 1 : 0;
+  for (const loom::testing::Json& t : j.at("threads"))
+    data_threads += t.at("pool") == "data" ? 1 : 0;
   EXPECT_EQ(data_threads, cfg::get_data_pipeline_threads());
 }
 

@@ -201,7 +201,7 @@ int NodeTypeContext::NormalizeAxis(int64_t axis, int rank, std::string_view what
 Dim NodeTypeContext::UnknownDim() const {
   // Node names are unique and the suffix is digits only, so no two nodes
   // (nor two calls) give the same symbol.
-  return Dim("?" + node_.name + "." + std::to_string(next_unknown_++));
+  return Dim::Invented("?" + node_.name + "." + std::to_string(next_unknown_++));
 }
 
 }  // namespace loom::graph

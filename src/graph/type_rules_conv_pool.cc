@@ -103,7 +103,7 @@ std::optional<SymbolicShape> PoolShape(const NodeTypeContext& ctx) {
   ctx.CheckRank(0, rank);  // N, C and one spatial axis per kernel_shape entry
   const std::optional<SymbolicShape>& x = ctx.input_shape(0);
   // Unknown input sizes ("?") still check the attributes; they give unknown outputs.
-  const SymbolicShape input = x ? Spatial(*x) : SymbolicShape(kernel->size(), Dim("?"));
+  const SymbolicShape input = x ? Spatial(*x) : SymbolicShape(kernel->size(), Dim::Invented("?"));
   SymbolicShape out = {x ? (*x)[0] : ctx.UnknownDim(), x ? (*x)[1] : ctx.UnknownDim()};
   const SymbolicShape spatial = WindowOutputDims(ctx, input, *kernel, true);
   out.insert(out.end(), spatial.begin(), spatial.end());
@@ -183,7 +183,7 @@ std::vector<TensorType> InferConv(const NodeTypeContext& ctx) {
   }
   SymbolicShape out = {x ? (*x)[0] : ctx.UnknownDim(), out_channels};
   if (kernel) {
-    const SymbolicShape input = x ? Spatial(*x) : SymbolicShape(rank - 2, Dim("?"));
+    const SymbolicShape input = x ? Spatial(*x) : SymbolicShape(rank - 2, Dim::Invented("?"));
     const SymbolicShape spatial = WindowOutputDims(ctx, input, *kernel, false);
     out.insert(out.end(), spatial.begin(), spatial.end());
   } else {

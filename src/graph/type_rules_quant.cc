@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "graph/type_rules.h"
-#include "kernels/attributes.h"
 #include "kernels/onnx_dtype.h"
 #include "kernels/spatial_geometry.h"
+#include "loom/attributes.h"
 #include "loom/errors.h"
 
 namespace loom::graph {
@@ -64,11 +64,9 @@ std::optional<SymbolicShape> ConvShape(const NodeTypeContext& ctx, size_t ix, si
     for (size_t a = 2; a < x->size(); ++a) out.push_back(ctx.UnknownDim());
     return out;
   }
-  kernels::Attributes attrs;
-  for (const auto& [name, value] : ctx.node().attributes) attrs.set(name, value);
   try {
     const kernels::SpatialGeometry g =
-        kernels::ResolveSpatialGeometry(ctx.node().op_type, attrs, input, kernel);
+        kernels::ResolveSpatialGeometry(ctx.node().op_type, ctx.node().attributes, input, kernel);
     for (int64_t o : g.output) out.push_back(o);
   } catch (const InvalidArgumentError& e) {
     ctx.Fail(e.what());

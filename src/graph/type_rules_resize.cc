@@ -79,11 +79,9 @@ std::vector<TensorType> InferConvTranspose(const NodeTypeContext& ctx) {
     for (size_t a = 0; a < rank; ++a) out.push_back(ctx.UnknownDim());
     return {TensorType{dtype, out}};
   }
-  kernels::Attributes attrs;
-  for (const auto& [name, value] : ctx.node().attributes) attrs.set(name, value);
   try {
     const kernels::ConvTransposeGeometry g =
-        kernels::ResolveConvTransposeGeometry(attrs, input, kernel);
+        kernels::ResolveConvTransposeGeometry(ctx.node().attributes, input, kernel);
     for (int64_t o : g.output) out.push_back(o);
   } catch (const InvalidArgumentError& e) {
     ctx.Fail(e.what());

@@ -35,9 +35,9 @@
 #include <vector>
 
 #include "kernels/activation.h"
-#include "kernels/attributes.h"
 #include "kernels/gemm.h"
 #include "kernels/op_kernel.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

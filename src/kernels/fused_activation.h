@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "kernels/activation.h"
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 
 namespace loom::kernels {
 

@@ -29,8 +29,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/attributes.h"
 #include "kernels/isa.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::threading {

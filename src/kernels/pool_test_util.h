@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/attributes.h"
 #include "kernels/op_kernel.h"
 #include "kernels/testing/kernel_test_util.h"
+#include "loom/attributes.h"
 #include "threading/thread_pool.h"
 
 namespace loom::kernels::testing {
@@ -54,7 +54,7 @@ inline PoolCase RandomPoolCase(std::mt19937& rng, int spatial_rank, bool allow_d
   c.attrs.set("auto_pad", std::string(auto_pad));
   if (mode > 2) c.attrs.set("pads", pads).set("ceil_mode", pick(0, 1));
   c.description = "shape " + Shape(c.shape).to_string() + " auto_pad " + auto_pad;
-  for (const auto& [name, value] : c.attrs.all()) {
+  for (const auto& [name, value] : c.attrs) {
     if (const auto* list = std::get_if<std::vector<int64_t>>(&value)) {
       c.description += " " + name + " " + Shape(*list).to_string();
     } else if (const auto* one = std::get_if<int64_t>(&value)) {

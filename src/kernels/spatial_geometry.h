@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 
 namespace loom::kernels {
 

@@ -15,14 +15,6 @@
 namespace loom::ops {
 namespace {
 
-kernels::Attributes ToKernelAttributes(const Attributes& attributes) {
-  kernels::Attributes out;
-  for (const auto& [name, value] : attributes) {
-    std::visit([&](const auto& v) { out.set(name, v); }, value);
-  }
-  return out;
-}
-
 const Tensor* FirstPresent(const std::vector<const Tensor*>& inputs) {
   for (const Tensor* t : inputs) {
     if (t != nullptr) return t;
@@ -76,7 +68,7 @@ std::vector<Tensor> run_optional(std::string_view op, const std::vector<const Te
   // The op computes under a token of the process's CPU budget.
   const threading::CpuBudgetScope token(ctx.pool != nullptr ? ctx.pool->cpu_budget() : nullptr,
                                         threading::CpuBudgetScope::Mode::kWait);
-  return kernels::RunKernel(*registration, ctx, ToKernelAttributes(attributes),
+  return kernels::RunKernel(*registration, ctx, attributes,
                             kernels::KernelInputs(inputs.data(), inputs.size()));
 }
 

@@ -9,6 +9,7 @@
 #include "loom/errors.h"
 #include "loom/ops.h"
 #include "loom/runtime.h"
+#include "platform/testing/fresh_process.h"
 #include "platform/testing/sanitizer_threads.h"
 #include "platform/thread_identity.h"
 
@@ -17,14 +18,15 @@ namespace {
 
 using kernels::testing::RandomTensor;
 
-// ctest runs each test in its own process, so the runtime starts fresh here.
 TEST(EagerOps, FirstOpStartsTheRuntimeAndFreezesTheConfiguration) {
-  ASSERT_FALSE(runtime_started());
-  const int intra = config::threading::get_intra_op_parallelism_threads();
-  const Tensor a = RandomTensor(DType::kFloat32, {3, 4}, 1);
-  ops::relu(a);
-  EXPECT_TRUE(runtime_started());
-  EXPECT_THROW(config::threading::set_intra_op_parallelism_threads(intra + 1), RuntimeError);
+  platform::testing::ExpectInFreshProcess([] {
+    ASSERT_FALSE(runtime_started());  // a process of its own
+    const int intra = config::threading::get_intra_op_parallelism_threads();
+    const Tensor a = RandomTensor(DType::kFloat32, {3, 4}, 1);
+    ops::relu(a);
+    EXPECT_TRUE(runtime_started());
+    EXPECT_THROW(config::threading::set_intra_op_parallelism_threads(intra + 1), RuntimeError);
+  });
 }
 
 TEST(EagerOps, ResultsMatchTheReferences) {
@@ -39,7 +41,7 @@ TEST(EagerOps, ResultsMatchTheReferences) {
   options.strides = {2, 2};
   options.pads = {1, 1, 1, 1};
   options.group = 2;
-  kernels::Attributes attrs;
+  Attributes attrs;
   attrs.set("strides", std::vector<int64_t>{2, 2})
       .set("pads", std::vector<int64_t>{1, 1, 1, 1})
       .set("group", int64_t{2});

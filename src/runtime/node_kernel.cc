@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "graph/passes/kernel_attributes.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 
@@ -14,7 +13,7 @@ namespace {
 
 class RegistryNodeKernel : public NodeKernel {
  public:
-  RegistryNodeKernel(const kernels::KernelRegistration& registration, kernels::Attributes attrs)
+  RegistryNodeKernel(const kernels::KernelRegistration& registration, Attributes attrs)
       : registration_(registration), attrs_(std::move(attrs)) {}
 
   std::vector<Tensor> Run(const kernels::KernelContext& ctx,
@@ -35,7 +34,7 @@ class RegistryNodeKernel : public NodeKernel {
 
  private:
   const kernels::KernelRegistration& registration_;
-  kernels::Attributes attrs_;
+  Attributes attrs_;
 };
 
 // A family's prepared kernel (the registry's prepare stage).
@@ -63,7 +62,7 @@ std::unique_ptr<NodeKernel> MakeNodeKernel(const Node& node,
   if (registration == nullptr) {
     throw InvalidArgumentError("no kernel for op type '" + node.op_type + "'");
   }
-  kernels::Attributes attrs = graph::ToKernelAttributes(node.attributes);
+  Attributes attrs = node.attributes;
   if (registration->prepare != nullptr) {
     std::vector<const Tensor*> slots(node.inputs.size(), nullptr);
     std::unique_ptr<bool[]> present(new bool[node.inputs.size()]);

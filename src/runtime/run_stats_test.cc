@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/testing/json.h"
 #include "loom/config.h"
 #include "loom/session.h"
+#include "platform/testing/fresh_process.h"
 #include "runtime/testing/test_graphs.h"
 
 namespace loom {
@@ -19,7 +20,7 @@ TEST(RunStats, ChromeTraceHasOneCompleteEventPerNodeAndNamedThreads) {
   RunStats stats;
   session.run({{"x", Tensor(DType::kFloat32, {8, 16})}}, {}, options, &stats);
   ASSERT_EQ(stats.trace.size(), 13u);
-  const nlohmann::json trace = nlohmann::json::parse(stats.chrome_trace_json());
+  const loom::testing::Json trace = loom::testing::Json::parse(stats.chrome_trace_json());
   std::set<std::string> nodes;
   int thread_names = 0;
   for (const auto& event : trace.at("traceEvents")) {
@@ -41,56 +42,59 @@ TEST(RunStats, ChromeTraceHasOneCompleteEventPerNodeAndNamedThreads) {
 }
 
 TEST(RunStats, TraceShowsIntraOpHelpersShareOfEachNode) {
-  // intra 2: big MatMuls split over the caller and one loom-s<N>-intra
-  // worker; each helper's span is an event of its own, inside its node's.
-  Session session(runtime::testing::TwoBranchGraph(256, 256, 2),
-                  runtime::testing::PrivatePools(2, 1));
-  const config::threading::Description d = config::threading::describe();
-  ASSERT_EQ(d.threads.size(), 1u);
-  const std::string worker = d.threads[0].name;
-  RunOptions options;
-  options.trace = true;
-  RunStats stats;
-  // The helper may find every shard taken (a busy CPU): try a few runs.
-  int helper_events = 0;
-  for (int attempt = 0; attempt < 20 && helper_events == 0; ++attempt) {
-    session.run({{"x", Tensor(DType::kFloat32, {256, 256})}}, {}, options, &stats);
-    helper_events =
-        static_cast<int>(std::count_if(stats.trace.begin(), stats.trace.end(),
-                                       [](const TraceEvent& e) { return e.intra_op_helper; }));
-  }
-  ASSERT_GT(helper_events, 0) << "no helper took part in 20 runs";
-  std::map<std::string, const TraceEvent*> nodes;
-  for (const TraceEvent& event : stats.trace) {
-    if (!event.intra_op_helper) nodes[event.node] = &event;
-  }
-  EXPECT_EQ(nodes.size(), 9u);  // 2 x 2 x (MatMul, Abs) + join
-  for (const TraceEvent& event : stats.trace) {
-    if (!event.intra_op_helper) continue;
-    EXPECT_EQ(event.thread, worker);
-    EXPECT_EQ(event.tid, d.threads[0].tid);
-    ASSERT_EQ(nodes.count(event.node), 1u) << event.node;
-    const TraceEvent& node = *nodes[event.node];
-    EXPECT_EQ(event.op, node.op);
-    EXPECT_NE(event.tid, node.tid);
-    EXPECT_GE(event.start_ns, node.start_ns) << event.node;
-    EXPECT_LE(event.end_ns, node.end_ns) << event.node;
-    EXPECT_LE(event.start_ns, event.end_ns);
-  }
-  // The profile counts nodes, not helper spans.
-  int64_t calls = 0;
-  for (const OpProfile& op : stats.op_profile()) calls += op.calls;
-  EXPECT_EQ(calls, 9);
-  // The Chrome trace names the helper's track and marks its events.
-  const nlohmann::json trace = nlohmann::json::parse(stats.chrome_trace_json());
-  int helper_json = 0;
-  bool named = false;
-  for (const auto& event : trace.at("traceEvents")) {
-    if (event.at("ph") == "X" && event.at("args").at("role") == "intra-op helper") ++helper_json;
-    if (event.at("ph") == "M" && event.at("args").at("name") == worker) named = true;
-  }
-  EXPECT_EQ(helper_json, helper_events);
-  EXPECT_TRUE(named);
+  platform::testing::ExpectInFreshProcess([] {
+    // intra 2: big MatMuls split over the caller and one loom-s<N>-intra
+    // worker; each helper's span is an event of its own, inside its node's.
+    Session session(runtime::testing::TwoBranchGraph(256, 256, 2),
+                    runtime::testing::PrivatePools(2, 1));
+    // A process of its own: the session's worker is the only Loom thread.
+    const config::threading::Description d = config::threading::describe();
+    ASSERT_EQ(d.threads.size(), 1u);
+    const std::string worker = d.threads[0].name;
+    RunOptions options;
+    options.trace = true;
+    RunStats stats;
+    // The helper may find every shard taken (a busy CPU): try a few runs.
+    int helper_events = 0;
+    for (int attempt = 0; attempt < 20 && helper_events == 0; ++attempt) {
+      session.run({{"x", Tensor(DType::kFloat32, {256, 256})}}, {}, options, &stats);
+      helper_events =
+          static_cast<int>(std::count_if(stats.trace.begin(), stats.trace.end(),
+                                         [](const TraceEvent& e) { return e.intra_op_helper; }));
+    }
+    ASSERT_GT(helper_events, 0) << "no helper took part in 20 runs";
+    std::map<std::string, const TraceEvent*> nodes;
+    for (const TraceEvent& event : stats.trace) {
+      if (!event.intra_op_helper) nodes[event.node] = &event;
+    }
+    EXPECT_EQ(nodes.size(), 9u);  // 2 x 2 x (MatMul, Abs) + join
+    for (const TraceEvent& event : stats.trace) {
+      if (!event.intra_op_helper) continue;
+      EXPECT_EQ(event.thread, worker);
+      EXPECT_EQ(event.tid, d.threads[0].tid);
+      ASSERT_EQ(nodes.count(event.node), 1u) << event.node;
+      const TraceEvent& node = *nodes[event.node];
+      EXPECT_EQ(event.op, node.op);
+      EXPECT_NE(event.tid, node.tid);
+      EXPECT_GE(event.start_ns, node.start_ns) << event.node;
+      EXPECT_LE(event.end_ns, node.end_ns) << event.node;
+      EXPECT_LE(event.start_ns, event.end_ns);
+    }
+    // The profile counts nodes, not helper spans.
+    int64_t calls = 0;
+    for (const OpProfile& op : stats.op_profile()) calls += op.calls;
+    EXPECT_EQ(calls, 9);
+    // The Chrome trace names the helper's track and marks its events.
+    const loom::testing::Json trace = loom::testing::Json::parse(stats.chrome_trace_json());
+    int helper_json = 0;
+    bool named = false;
+    for (const auto& event : trace.at("traceEvents")) {
+      if (event.at("ph") == "X" && event.at("args").at("role") == "intra-op helper") ++helper_json;
+      if (event.at("ph") == "M" && event.at("args").at("name") == worker) named = true;
+    }
+    EXPECT_EQ(helper_json, helper_events);
+    EXPECT_TRUE(named);
+  });
 }
 
 TEST(RunStats, OpProfileSumsCallsAndShares) {

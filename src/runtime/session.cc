@@ -2,7 +2,6 @@
 
 #include <set>
 
-#include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/process_isa.h"
@@ -93,8 +92,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
                                             const std::vector<const Tensor*>& inputs) {
     const kernels::KernelRegistration* registration = kernels::FindKernel(node.op_type);
     if (registration == nullptr) throw InvalidArgumentError("no kernel for '" + node.op_type + "'");
-    return kernels::RunKernel(*registration, {intra_pool, isa},
-                              graph::ToKernelAttributes(node.attributes),
+    return kernels::RunKernel(*registration, {intra_pool, isa}, node.attributes,
                               kernels::KernelInputs(inputs.data(), inputs.size()));
   };
   graph::OptimizeGraph(graph, optimization);

@@ -11,6 +11,7 @@
 #include "loom/errors.h"
 #include "loom/ops.h"
 #include "loom/runtime.h"
+#include "platform/testing/fresh_process.h"
 #include "platform/thread_identity.h"
 #include "runtime/testing/test_graphs.h"
 #include "threading/parallel_for.h"
@@ -27,15 +28,16 @@ int CountThreadsNamed(const std::string& prefix) {
   return count;
 }
 
-// ctest runs each test in its own process, so this one sees a fresh runtime.
 TEST(Session, CreatingTheFirstSessionStartsTheRuntimeAndFreezesTheConfiguration) {
-  if (runtime_started()) GTEST_SKIP() << "runtime already started by an earlier test";
-  config::threading::set_inter_op_parallelism_threads(3);
-  Session session(runtime::testing::ChainGraph(2, 4));
-  EXPECT_TRUE(runtime_started());
-  EXPECT_EQ(session.inter_op_threads(), config::threading::get_inter_op_parallelism_threads());
-  EXPECT_THROW(config::threading::set_inter_op_parallelism_threads(2), RuntimeError);
-  EXPECT_NO_THROW(config::threading::set_inter_op_parallelism_threads(3));
+  platform::testing::ExpectInFreshProcess([] {
+    ASSERT_FALSE(runtime_started());
+    config::threading::set_inter_op_parallelism_threads(3);
+    Session session(runtime::testing::ChainGraph(2, 4));
+    EXPECT_TRUE(runtime_started());
+    EXPECT_EQ(session.inter_op_threads(), config::threading::get_inter_op_parallelism_threads());
+    EXPECT_THROW(config::threading::set_inter_op_parallelism_threads(2), RuntimeError);
+    EXPECT_NO_THROW(config::threading::set_inter_op_parallelism_threads(3));
+  });
 }
 
 TEST(Session, MatchesTheSameOpsRunEagerly) {
@@ -106,65 +108,69 @@ TEST(Session, BlockedLayoutIsTheDefaultAndCanBeSwitchedOff) {
 }
 
 TEST(Session, PrivatePoolsAreCreatedAndJoinedWithTheSession) {
-  // ctest runs each test in a fresh process: nothing has started the
-  // global runtime, and a session with private pools must not either.
-  ASSERT_FALSE(runtime_started());
-  const int loom_before = CountThreadsNamed("loom-");
-  std::string prefix;
-  {
-    SessionOptions options;
-    options.use_private_thread_pools = true;
-    options.intra_op_threads = 3;  // the caller + 2 workers
-    options.inter_op_threads = 2;  // the caller + 1 worker
-    Session session(runtime::testing::ChainGraph(3, 4), options);
-    EXPECT_EQ(session.intra_op_threads(), 3);
-    EXPECT_EQ(session.inter_op_threads(), 2);
-    // Named for the session ("loom-s<number>-..."), listed with its owner.
-    const config::threading::Description d = config::threading::describe();
-    ASSERT_EQ(d.threads.size(), 3u);
-    prefix = d.threads[0].name.substr(0, d.threads[0].name.find("-intra-") + 1);
-    EXPECT_EQ(prefix.rfind("loom-s", 0), 0u) << d.threads[0].name;
-    EXPECT_EQ(d.threads[0].owner, "session " + prefix.substr(6, prefix.size() - 7));
-    EXPECT_EQ(d.threads[0].name, prefix + "intra-0");
-    EXPECT_EQ(d.threads[1].name, prefix + "intra-1");
-    EXPECT_EQ(d.threads[2].name, prefix + "inter-0");
-    EXPECT_EQ(d.threads[2].pool, "inter_op");
-    EXPECT_EQ(CountThreadsNamed(prefix + "intra-"), 2);
-    EXPECT_EQ(CountThreadsNamed(prefix + "inter-"), 1);
-    EXPECT_EQ(CountThreadsNamed("loom-"), loom_before + 3);
-    session.run({{"x", Tensor(DType::kFloat32, {4})}});
-    // The global pools were neither started nor frozen.
-    EXPECT_FALSE(runtime_started());
-    EXPECT_NO_THROW(config::threading::set_intra_op_parallelism_threads(1));
-  }
-  // A joined thread can stay listed in /proc/self/task for a moment after
-  // pthread_join returns (the kernel reaps it asynchronously).
-  for (int i = 0; i < 1000 && CountThreadsNamed("loom-") != loom_before; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_EQ(CountThreadsNamed("loom-"), loom_before);
-  EXPECT_TRUE(config::threading::describe().threads.empty());
+  platform::testing::ExpectInFreshProcess([] {
+    // In a fresh process nothing has started the global runtime, and a
+    // session with private pools must not either.
+    ASSERT_FALSE(runtime_started());
+    const int loom_before = CountThreadsNamed("loom-");
+    std::string prefix;
+    {
+      SessionOptions options;
+      options.use_private_thread_pools = true;
+      options.intra_op_threads = 3;  // the caller + 2 workers
+      options.inter_op_threads = 2;  // the caller + 1 worker
+      Session session(runtime::testing::ChainGraph(3, 4), options);
+      EXPECT_EQ(session.intra_op_threads(), 3);
+      EXPECT_EQ(session.inter_op_threads(), 2);
+      // Named for the session ("loom-s<number>-..."), listed with its owner.
+      const config::threading::Description d = config::threading::describe();
+      ASSERT_EQ(d.threads.size(), 3u);
+      prefix = d.threads[0].name.substr(0, d.threads[0].name.find("-intra-") + 1);
+      EXPECT_EQ(prefix.rfind("loom-s", 0), 0u) << d.threads[0].name;
+      EXPECT_EQ(d.threads[0].owner, "session " + prefix.substr(6, prefix.size() - 7));
+      EXPECT_EQ(d.threads[0].name, prefix + "intra-0");
+      EXPECT_EQ(d.threads[1].name, prefix + "intra-1");
+      EXPECT_EQ(d.threads[2].name, prefix + "inter-0");
+      EXPECT_EQ(d.threads[2].pool, "inter_op");
+      EXPECT_EQ(CountThreadsNamed(prefix + "intra-"), 2);
+      EXPECT_EQ(CountThreadsNamed(prefix + "inter-"), 1);
+      EXPECT_EQ(CountThreadsNamed("loom-"), loom_before + 3);
+      session.run({{"x", Tensor(DType::kFloat32, {4})}});
+      // The global pools were neither started nor frozen.
+      EXPECT_FALSE(runtime_started());
+      EXPECT_NO_THROW(config::threading::set_intra_op_parallelism_threads(1));
+    }
+    // A joined thread can stay listed in /proc/self/task for a moment after
+    // pthread_join returns (the kernel reaps it asynchronously).
+    for (int i = 0; i < 1000 && CountThreadsNamed("loom-") != loom_before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(CountThreadsNamed("loom-"), loom_before);
+    EXPECT_TRUE(config::threading::describe().threads.empty());
+  });
 }
 
 TEST(Session, SequentialRunsEveryNodeOnTheCallerAndCreatesNoInterOpPool) {
-  ASSERT_FALSE(runtime_started());
-  SessionOptions options;
-  options.use_private_thread_pools = true;
-  options.intra_op_threads = 1;
-  options.inter_op_threads = 4;  // would run the branches side by side
-  options.sequential = true;
-  Session session(runtime::testing::FanOutGraph(8, 64), options);
-  EXPECT_EQ(session.inter_op_threads(), 1);
-  RunOptions run_options;
-  run_options.trace = true;
-  RunStats stats;
-  for (int i = 0; i < 20; ++i) {
-    session.run({{"x", Tensor(DType::kFloat32, {64})}}, {}, run_options, &stats);
-    ASSERT_FALSE(stats.trace.empty());
-    for (const TraceEvent& event : stats.trace) EXPECT_EQ(event.thread, "caller") << event.node;
-  }
-  // Intra 1 and sequential: the session needs no thread at all.
-  EXPECT_TRUE(config::threading::describe().threads.empty());
+  platform::testing::ExpectInFreshProcess([] {
+    ASSERT_FALSE(runtime_started());
+    SessionOptions options;
+    options.use_private_thread_pools = true;
+    options.intra_op_threads = 1;
+    options.inter_op_threads = 4;  // would run the branches side by side
+    options.sequential = true;
+    Session session(runtime::testing::FanOutGraph(8, 64), options);
+    EXPECT_EQ(session.inter_op_threads(), 1);
+    RunOptions run_options;
+    run_options.trace = true;
+    RunStats stats;
+    for (int i = 0; i < 20; ++i) {
+      session.run({{"x", Tensor(DType::kFloat32, {64})}}, {}, run_options, &stats);
+      ASSERT_FALSE(stats.trace.empty());
+      for (const TraceEvent& event : stats.trace) EXPECT_EQ(event.thread, "caller") << event.node;
+    }
+    // Intra 1 and sequential: the session needs no thread at all.
+    EXPECT_TRUE(config::threading::describe().threads.empty());
+  });
 }
 
 TEST(Session, InvalidGraphIsRejectedAtConstruction) {

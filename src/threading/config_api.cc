@@ -104,7 +104,9 @@ std::string Description::to_json() const {
                         {"autotuned", s.autotuned},
                         {"max_parallelism", s.max_parallelism},
                         {"buffer_size", s.buffer_size},
-                        {"produced", s.produced}});
+                        {"produced", s.produced},
+                        {"buffered", s.buffered},
+                        {"in_progress", s.in_progress}});
     }
     pipelines_json.push_back({{"id", p.id},
                               {"cpu_budget", p.cpu_budget},

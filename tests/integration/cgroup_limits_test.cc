@@ -10,10 +10,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "base/testing/json.h"
 #include "subprocess.h"
 
 namespace loom {
@@ -70,12 +70,12 @@ class CgroupQuota : public ::testing::Test {
            Write(dir_ + "/cpu.cfs_quota_us", std::to_string(quota_us));
   }
 
-  nlohmann::json ThreadsInside(const std::string& env = "") {
+  loom::testing::Json ThreadsInside(const std::string& env = "") {
     const std::string script = "echo $$ > " + dir_ + "/cgroup.procs && exec env " + env + " " +
                                LOOM_BINARY + " threads --json";
     testing::ProcessResult r = testing::RunProcess({"/bin/sh", "-c", script});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out);
+    return loom::testing::Json::parse(r.out);
   }
 
   QuotaFiles files_;
@@ -85,25 +85,25 @@ class CgroupQuota : public ::testing::Test {
 
 TEST_F(CgroupQuota, HalfACpuQuotaMakesAutomaticIntraOne) {
   if (!SetQuota(50000)) GTEST_SKIP() << "cannot write a quota in " << dir_;
-  nlohmann::json j = ThreadsInside();
+  loom::testing::Json j = ThreadsInside();
   EXPECT_DOUBLE_EQ(j["cpu"]["cgroup_quota"].get<double>(), 0.5);
   EXPECT_EQ(j["cpu"]["usable"], 1);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], 1);
   EXPECT_EQ(j["intra_op_parallelism_threads"]["source"], "auto");
   // The CPU budget's "usable CPUs" (0) follows the quota too.
-  nlohmann::json budget = ThreadsInside("LOOM_CPU_BUDGET=0");
+  loom::testing::Json budget = ThreadsInside("LOOM_CPU_BUDGET=0");
   EXPECT_EQ(budget["cpu_budget"]["value"], 1);
   EXPECT_EQ(budget["cpu_budget"]["source"], "env:LOOM_CPU_BUDGET");
 }
 
 TEST_F(CgroupQuota, FractionalQuotaRoundsUp) {
   if (!SetQuota(150000)) GTEST_SKIP() << "cannot write a quota in " << dir_;
-  nlohmann::json j = ThreadsInside();
+  loom::testing::Json j = ThreadsInside();
   EXPECT_DOUBLE_EQ(j["cpu"]["cgroup_quota"].get<double>(), 1.5);
   const int cores = j["cpu"]["physical_cores"].get<int>();
   EXPECT_EQ(j["cpu"]["usable"], std::min(cores, 2));
   EXPECT_EQ(j["intra_op_parallelism_threads"]["value"], std::min(cores, 2));
-  nlohmann::json budget = ThreadsInside("LOOM_CPU_BUDGET=0");
+  loom::testing::Json budget = ThreadsInside("LOOM_CPU_BUDGET=0");
   EXPECT_EQ(budget["cpu_budget"]["value"], std::min(cores, 2));
 }
 

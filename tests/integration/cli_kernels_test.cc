@@ -1,17 +1,17 @@
 // `loom kernels` run as a separate process.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/testing/json.h"
 #include "subprocess.h"
 
 namespace loom {
 namespace {
 
-using nlohmann::json;
+using json = loom::testing::Json;
 using testing::ProcessResult;
 using testing::RunProcess;
 

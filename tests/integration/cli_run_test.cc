@@ -8,10 +8,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "base/testing/json.h"
 #include "io/npy.h"
 #include "platform/testing/sanitizer_threads.h"
 #include "subprocess.h"
@@ -20,7 +20,7 @@ namespace loom {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = loom::testing::Json;
 using testing::ProcessResult;
 using testing::RunLoom;
 
@@ -278,7 +278,7 @@ TEST_F(TempDir, SharedMlpMatchesPyTorchThroughInputAndSaveOutputs) {
                           input_name + "=" + (kSharedModels / "mlp.input.npy").string(),
                           "--save-outputs", dir_.string()});
   ASSERT_EQ(j["outputs"].size(), 1u);
-  const std::string name = j["outputs"][0]["name"];
+  const std::string name = j["outputs"][0]["name"].get<std::string>();
   const Tensor ours = io::ReadNpy((dir_ / (name + ".npy")).string());
   const Tensor torch = io::ReadNpy((kSharedModels / "mlp.output.npy").string());
   ASSERT_EQ(ours.shape(), torch.shape());

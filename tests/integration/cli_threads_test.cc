@@ -3,17 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "base/testing/json.h"
 #include "platform/testing/sanitizer_threads.h"
 #include "subprocess.h"
 
 namespace loom {
 namespace {
 
-using nlohmann::json;
+using json = loom::testing::Json;
 using testing::ProcessResult;
 using testing::RunLoom;
 using testing::RunProcess;
@@ -168,6 +168,10 @@ TEST(CliThreads, PipelineShowsDataThreadsAndWhatAutotuneChose) {
   EXPECT_GE(map["parallelism"].get<int>(), 1);
   EXPECT_LE(map["parallelism"].get<int>(), 3);
   EXPECT_GT(map["produced"].get<int>(), 0);
+  EXPECT_GE(map["buffered"].get<int>(), 0);
+  EXPECT_LE(map["buffered"].get<int>(), map["buffer_size"].get<int>());
+  EXPECT_GE(map["in_progress"].get<int>(), 0);
+  EXPECT_LE(map["in_progress"].get<int>(), map["parallelism"].get<int>());
   EXPECT_EQ(pipeline["stages"][1]["name"], "prefetch#3");
 }
 

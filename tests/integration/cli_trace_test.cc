@@ -5,19 +5,19 @@
 
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/testing/json.h"
 #include "subprocess.h"
 
 namespace loom {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = loom::testing::Json;
 using testing::ProcessResult;
 using testing::RunLoom;
 

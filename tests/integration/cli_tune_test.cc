@@ -6,18 +6,18 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "base/testing/json.h"
 #include "subprocess.h"
 
 namespace loom {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = loom::testing::Json;
 using testing::ProcessResult;
 using testing::RunLoom;
 

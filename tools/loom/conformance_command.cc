@@ -1,6 +1,6 @@
 // `loom conformance DIR [--filter REGEX] [--json] [--verbose] [--list-failures]
 //                       [--known-failures FILE]`: runs the ONNX backend test
-// cases under DIR (src/onnx/conformance/README.md) and prints passed / failed
+// cases under DIR (src/onnx_import/conformance/README.md) and prints passed / failed
 // / unsupported counts per op and in total. Exit status 1 when a case failed
 // that FILE does not list, or a listed case did not fail (without FILE: when
 // any case failed).
@@ -12,10 +12,10 @@
 
 #include "cli_flags.h"
 #include "commands.h"
-#include "onnx/conformance/case_discovery.h"
-#include "onnx/conformance/case_runner.h"
-#include "onnx/conformance/known_failures.h"
-#include "onnx/conformance/report.h"
+#include "onnx_import/conformance/case_discovery.h"
+#include "onnx_import/conformance/case_runner.h"
+#include "onnx_import/conformance/known_failures.h"
+#include "onnx_import/conformance/report.h"
 #include "progress_bar.h"
 
 namespace loom::cli {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
+#include "base/testing/json.h"
 
 namespace loom::cli {
 namespace {
@@ -64,7 +64,7 @@ TEST(RunReport, JsonHasTheIssueKeys) {
   r.iterations = 20;
   r.latency_ms = {1, 2, 3, 1.5};
   r.outputs.push_back({"probabilities", DType::kFloat32, {4, 10}, 4.0});
-  const nlohmann::json j = nlohmann::json::parse(r.ToJson());
+  const loom::testing::Json j = loom::testing::Json::parse(r.ToJson());
   for (const char* key :
        {"model", "intra_op_threads", "inter_op_threads", "batch", "iterations", "latency_ms",
         "throughput_per_s", "cpu_cores_used", "threads", "peak_rss_mb", "outputs"}) {
@@ -75,7 +75,7 @@ TEST(RunReport, JsonHasTheIssueKeys) {
     EXPECT_TRUE(j["threads"].contains(key)) << key;
   }
   EXPECT_EQ(j["outputs"][0]["name"], "probabilities");
-  EXPECT_EQ(j["outputs"][0]["shape"], nlohmann::json::array({4, 10}));
+  EXPECT_EQ(j["outputs"][0]["shape"], loom::testing::Json::array({4, 10}));
   EXPECT_DOUBLE_EQ(j["outputs"][0]["checksum"].get<double>(), 4.0);
   EXPECT_FALSE(j.contains("saved_outputs"));
   EXPECT_NE(r.ToText().find("probabilities"), std::string::npos);
@@ -86,7 +86,7 @@ TEST(RunReport, SetupTimesAndHistogramAreInTextAndJson) {
   r.load_ms = 12.5;
   r.optimize_ms = 3.25;
   r.histogram = LatencyHistogram({1.0, 1.0, 1.1, 2.0});
-  const nlohmann::json j = nlohmann::json::parse(r.ToJson());
+  const loom::testing::Json j = loom::testing::Json::parse(r.ToJson());
   EXPECT_DOUBLE_EQ(j["load_ms"].get<double>(), 12.5);
   EXPECT_DOUBLE_EQ(j["optimize_ms"].get<double>(), 3.25);
   ASSERT_EQ(j["latency_histogram"].size(), 2u);

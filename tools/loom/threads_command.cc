@@ -151,9 +151,11 @@ void PrintText(const threading::Description& d) {
     std::printf("  pipeline %lld: cpu_budget %d, max_intra_op_parallelism %d\n",
                 static_cast<long long>(p.id), p.cpu_budget, p.max_intra_op_parallelism);
     for (const auto& s : p.stages) {
-      std::printf("    %-14s parallelism %d%s (max %d), buffer %d, produced %lld\n", s.name.c_str(),
-                  s.parallelism, s.autotuned ? " [AUTOTUNE]" : "", s.max_parallelism, s.buffer_size,
-                  static_cast<long long>(s.produced));
+      std::printf(
+          "    %-14s parallelism %d%s (max %d), buffer %d (%d held, %d in progress), produced "
+          "%lld\n",
+          s.name.c_str(), s.parallelism, s.autotuned ? " [AUTOTUNE]" : "", s.max_parallelism,
+          s.buffer_size, s.buffered, s.in_progress, static_cast<long long>(s.produced));
     }
   }
   std::printf("threads in this process: %zu (the main thread included)\n",

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "graph/passes/graph_edit.h"
-#include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
 #include "kernels/fused_activation.h"
 
@@ -234,9 +233,7 @@ class Fuser {
       activation = MatchSiluProduct(y, consumers, fused);
     }
     if (!activation) return false;
-    kernels::Attributes written;
-    kernels::SetFusedActivationAttributes(*activation, written);
-    for (auto& [name, value] : FromKernelAttributes(written)) node.attributes[name] = value;
+    kernels::SetFusedActivationAttributes(*activation, node.attributes);
     node.outputs[0] = graph_.nodes[fused.back()].outputs[0];
     for (size_t k : fused) {
       erase_[k] = true;

@@ -45,7 +45,6 @@
 #include <vector>
 
 #include "graph/passes/graph_edit.h"
-#include "graph/passes/kernel_attributes.h"
 #include "graph/passes/passes.h"
 #include "graph/topological_order.h"
 #include "kernels/fused_activation.h"
@@ -313,9 +312,7 @@ class LayoutPass {
     const size_t relu_index = index_.consumers(output)[0];
     const Node& relu = graph_.nodes[relu_index];
     if (relu.op_type != "Relu" || relu.outputs.size() != 1 || erase_[relu_index]) return;
-    kernels::Attributes written;
-    kernels::SetFusedActivationAttributes({kernels::ActivationKind::kRelu}, written);
-    for (auto& [name, value] : FromKernelAttributes(written)) node.attributes[name] = value;
+    kernels::SetFusedActivationAttributes({kernels::ActivationKind::kRelu}, node.attributes);
     erase_[relu_index] = true;
     output = relu.outputs[0];
   }

@@ -69,8 +69,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/attributes.h"
 #include "kernels/op_kernel.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

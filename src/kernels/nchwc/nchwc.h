@@ -58,9 +58,9 @@
 #include <vector>
 
 #include "kernels/activation.h"
-#include "kernels/attributes.h"
 #include "kernels/op_kernel.h"
 #include "kernels/spatial_geometry.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels::reference {

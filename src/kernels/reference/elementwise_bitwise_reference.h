@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

@@ -17,7 +17,7 @@
 #include <initializer_list>
 #include <string_view>
 
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

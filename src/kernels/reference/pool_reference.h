@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "kernels/attributes.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {

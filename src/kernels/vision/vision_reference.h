@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "kernels/attributes.h"
 #include "kernels/vision/vision.h"
+#include "loom/attributes.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels::vision {

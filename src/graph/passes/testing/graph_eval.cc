@@ -1,7 +1,6 @@
 #include "graph/passes/testing/graph_eval.h"
 
 #include "graph/passes/graph_edit.h"
-#include "graph/passes/kernel_attributes.h"
 #include "graph/topological_order.h"
 #include "kernels/registry.h"
 #include "kernels/testing/kernel_test_util.h"
@@ -13,7 +12,7 @@ std::vector<Tensor> EvaluateNode(const Node& node, const std::vector<const Tenso
   const kernels::KernelRegistration* kernel = kernels::FindKernel(node.op_type);
   if (kernel == nullptr) throw InvalidArgumentError(NodeLabel(node) + ": no kernel");
   const kernels::KernelContext context{nullptr, kernels::Isa::kPortable};
-  return kernels::RunKernel(*kernel, context, ToKernelAttributes(node.attributes),
+  return kernels::RunKernel(*kernel, context, node.attributes,
                             kernels::KernelInputs(inputs.data(), inputs.size()));
 }
 
