@@ -313,6 +313,8 @@ TEST(InferTypes, UnknownDimsAreFreshPerNodeAndMatchNothing) {
   const Dim d2 = (*g.value_types.at(s2).shape)[0];
   EXPECT_TRUE(IsUnknownDim(d1));
   EXPECT_TRUE(IsUnknownDim(d2));
+  EXPECT_TRUE(d1.is_invented());  // the Python API shows it as None
+  EXPECT_FALSE(Dim("N").is_invented());
   EXPECT_FALSE(d1 == d2);
   EXPECT_FALSE(IsUnknownDim(Dim("N")));
   EXPECT_FALSE(IsUnknownDim(Dim(3)));

@@ -32,6 +32,11 @@ TEST(ValueTypes, DimsBecomeSizesSymbolsOrFreshSymbols) {
   EXPECT_FALSE((*type.shape)[2].is_known());
   EXPECT_FALSE((*type.shape)[3].is_known());
   EXPECT_NE((*type.shape)[2], (*type.shape)[3]);  // two unknowns never bind together
+  // The model's own symbol is not Loom's invention; the unnamed ones are.
+  EXPECT_FALSE((*type.shape)[0].is_invented());
+  EXPECT_FALSE((*type.shape)[1].is_invented());
+  EXPECT_TRUE((*type.shape)[2].is_invented());
+  EXPECT_TRUE((*type.shape)[3].is_invented());
 }
 
 TEST(ValueTypes, NoShapeMeansUnknownRank) {
