@@ -8,16 +8,16 @@
 
 namespace loom::base {
 
+void* AllocateAligned(size_t bytes) {
+  void* data = std::aligned_alloc(kBufferAlignment, AlignedSize(bytes));
+  if (data == nullptr) throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
+  return data;
+}
+
 AlignedBuffer::AlignedBuffer(size_t bytes) : size_(bytes) {
   if (bytes == 0) return;
-  // aligned_alloc wants a multiple of the alignment; the caller checked that
-  // `bytes` is far from SIZE_MAX, so rounding up cannot overflow.
-  const size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  data_ = std::aligned_alloc(kBufferAlignment, rounded);
-  if (data_ == nullptr) {
-    throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
-  }
-  std::memset(data_, 0, rounded);
+  data_ = AllocateAligned(bytes);
+  std::memset(data_, 0, AlignedSize(bytes));
 }
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }

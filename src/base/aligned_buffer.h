@@ -10,6 +10,18 @@ namespace loom::base {
 
 inline constexpr size_t kBufferAlignment = 64;
 
+// `bytes` rounded up to whole 64-byte lines: aligned_alloc wants a multiple
+// of the alignment, and kernels may touch the last line with full vectors.
+// The caller checked that `bytes` is far below SIZE_MAX.
+inline size_t AlignedSize(size_t bytes) {
+  return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+}
+
+// AlignedSize(bytes) bytes from aligned_alloc, uninitialized; free with
+// std::free. Throws loom::RuntimeError naming `bytes` if the allocation
+// fails. AlignedBuffer and the tensors' Storage both allocate here.
+void* AllocateAligned(size_t bytes);
+
 class AlignedBuffer {
  public:
   // Throws loom::RuntimeError naming the size if the allocation fails. A

@@ -4,13 +4,11 @@
 #include <cstring>
 #include <string>
 
+#include "base/aligned_buffer.h"
 #include "loom/errors.h"
 
 namespace loom::detail {
 namespace {
-
-// 64 bytes: one cache line and one AVX-512 register.
-constexpr size_t kAlignment = 64;
 
 thread_local std::shared_ptr<TensorAllocator> current_allocator;
 
@@ -33,13 +31,14 @@ const std::shared_ptr<TensorAllocator>& CurrentTensorAllocator() { return curren
 
 Storage::Storage(size_t bytes, Fill fill) : size_(bytes) {
   if (bytes == 0) return;
-  // Rounded up to whole cache lines: aligned_alloc wants a multiple of the
-  // alignment, and kernels may then touch the last line with full vectors.
-  // The caller checked `bytes` is far below SIZE_MAX.
-  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  const size_t rounded = base::AlignedSize(bytes);
   allocator_ = current_allocator;
-  data_ = allocator_ ? allocator_->Allocate(rounded) : std::aligned_alloc(kAlignment, rounded);
-  if (data_ == nullptr) throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
+  if (allocator_) {
+    data_ = allocator_->Allocate(rounded);
+    if (data_ == nullptr) throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
+  } else {
+    data_ = base::AllocateAligned(bytes);
+  }
   if (fill == kZeros) {
     std::memset(data_, 0, rounded);
   } else if (kPoisonUninitialized) {
@@ -56,7 +55,7 @@ Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
 Storage::~Storage() {
   if (data_ == nullptr || external_) return;
   if (allocator_) {
-    allocator_->Deallocate(data_, (size_ + kAlignment - 1) / kAlignment * kAlignment);
+    allocator_->Deallocate(data_, base::AlignedSize(size_));
   } else {
     std::free(data_);
   }
