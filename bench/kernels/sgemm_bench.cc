@@ -230,10 +230,11 @@ std::vector<Shape> InferenceShapes() {
 // d 384 with 128 tokens) and the issue-16 list (1024^3 and 512^3 are in
 // SquareShapes).
 std::vector<Shape> TransformerShapes() {
+  // The last, 1 x 784 x 1024, is the shared mlp.onnx's first layer at batch 1.
   return {{1, 1024, 1024},  {4, 1024, 1024}, {8, 1024, 1024},  {16, 1024, 1024}, {32, 1024, 1024},
           {16, 128, 128},   {32, 128, 128},  {32, 384, 384},   {64, 128, 128},   {64, 512, 128},
           {64, 128, 512},   {128, 384, 384}, {128, 1536, 384}, {128, 384, 1536}, {256, 256, 2048},
-          {64, 1024, 1024}, {1, 1024, 4096}, {8, 4096, 1024}};
+          {64, 1024, 1024}, {1, 1024, 4096}, {8, 4096, 1024},  {1, 1024, 784}};
 }
 
 std::string Name(const std::string& prefix, const Shape& shape, int threads) {
