@@ -28,27 +28,27 @@ Json::Json() : node_(nullptr) {}
 Json::Json(std::shared_ptr<const nlohmann::json> document, const nlohmann::json* node)
     : document_(std::move(document)), node_(node) {}
 
+Json Json::Root(std::shared_ptr<const nlohmann::json> document) {
+  const nlohmann::json* root = document.get();
+  return Json(std::move(document), root);
+}
+
 Json Json::parse(std::string_view text) {
   try {
-    auto document = std::make_shared<const nlohmann::json>(nlohmann::json::parse(text));
-    const nlohmann::json* root = document.get();
-    return Json(std::move(document), root);
+    return Root(std::make_shared<const nlohmann::json>(nlohmann::json::parse(text)));
   } catch (const nlohmann::json::parse_error& e) {
     throw std::invalid_argument(std::string("not JSON: ") + e.what());
   }
 }
 
 Json Json::array(std::initializer_list<int64_t> values) {
-  auto document = std::make_shared<const nlohmann::json>(nlohmann::json(std::vector(values)));
-  const nlohmann::json* root = document.get();
-  return Json(std::move(document), root);
+  return Root(std::make_shared<const nlohmann::json>(nlohmann::json(std::vector(values))));
 }
 
 Json Json::array(std::initializer_list<std::string_view> values) {
   auto document = std::make_shared<nlohmann::json>(nlohmann::json::array());
   for (std::string_view value : values) document->push_back(std::string(value));
-  const nlohmann::json* root = document.get();
-  return Json(std::move(document), root);
+  return Root(std::move(document));
 }
 
 Json Json::operator[](std::string_view key) const {

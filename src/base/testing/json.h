@@ -91,6 +91,7 @@ class Json {
 
  private:
   Json(std::shared_ptr<const nlohmann::json> document, const nlohmann::json* node);
+  static Json Root(std::shared_ptr<const nlohmann::json> document);  // the whole document
   const std::vector<Json>& Children() const;
   bool EqualsBoolean(bool b) const;
   bool EqualsNumber(double b) const;
