@@ -89,6 +89,12 @@ struct SessionOptions {
   // ORT_SEQUENTIAL): the session's inter-op count is 1 whatever the pools
   // are, and it never uses (nor creates) an inter-op pool.
   bool sequential = false;
+  // The most bytes one run's tensors may hold at once (intermediate values
+  // and outputs; RunStats::peak_bytes reports what a run used): a run that
+  // would go above fails with loom::RuntimeError before allocating. 0 = no
+  // cap of the session's own; the process's memory cap (loom::memory_cap())
+  // bounds every run anyway.
+  int64_t max_memory_bytes = 0;
 };
 
 struct RunOptions {

@@ -13,7 +13,7 @@ strings) in Python.
 
 import atexit as _atexit
 
-from loom import _scheduler, config, data, errors, ops
+from loom import _loom, _scheduler, config, data, errors, ops
 from loom._loom import (
     ExecutionMode,
     ExecutionOrder,
@@ -54,9 +54,10 @@ __all__ = [
     "start_runtime",
 ]
 
-# Open pipelines stop before the interpreter goes away: a loom-data thread
-# must never wait for a GIL that will not come back.
-_atexit.register(data._loom_close_all)
+# Before the interpreter goes away: threads coming back from Loom calls stop
+# short of Python (which would end them with pthread_exit, aborting the
+# process inside C++), and open pipelines stop (python/src/gil.h).
+_atexit.register(_loom._exit_hook)
 
 # Inside a Ray worker, automatic thread counts follow the CPUs Ray assigned it
 # (loom/_scheduler.py); elsewhere this does nothing.

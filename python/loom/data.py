@@ -37,7 +37,6 @@ from loom import _data_structure as _st
 from loom._data_options import AutotuneOptions, Options, ThreadingOptions, _apply_options
 from loom._data_structure import DatasetSpec, TensorSpec, np
 from loom._loom.data import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-from loom._loom.data import _close_all_iterators as _loom_close_all  # noqa: F401
 from loom._loom.data import _Dataset
 from loom._loom.data import list_files as _list_files
 from loom.errors import InvalidArgumentError

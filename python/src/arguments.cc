@@ -16,7 +16,17 @@ std::string Described(nb::handle value) {
 
 }  // namespace
 
-int IntArgument(nb::handle value, const char* setting) {
+namespace {
+
+[[noreturn]] void OutOfRange(nb::handle value, const char* setting) {
+  throw nb::value_error(
+      (std::string(setting) + " = " + nb::cast<std::string>(nb::repr(value)) + " is out of range")
+          .c_str());
+}
+
+}  // namespace
+
+int64_t Int64Argument(nb::handle value, const char* setting) {
   if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
     throw nb::type_error(
         (std::string(setting) + ": expected an int, got " + Described(value)).c_str());
@@ -25,11 +35,14 @@ int IntArgument(nb::handle value, const char* setting) {
   if (!index.is_valid()) throw nb::python_error();
   int overflow = 0;
   const long long number = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow != 0 || number < std::numeric_limits<int>::min() ||
-      number > std::numeric_limits<int>::max()) {
-    throw nb::value_error(
-        (std::string(setting) + " = " + nb::cast<std::string>(nb::repr(value)) + " is out of range")
-            .c_str());
+  if (overflow != 0) OutOfRange(value, setting);
+  return number;
+}
+
+int IntArgument(nb::handle value, const char* setting) {
+  const int64_t number = Int64Argument(value, setting);
+  if (number < std::numeric_limits<int>::min() || number > std::numeric_limits<int>::max()) {
+    OutOfRange(value, setting);
   }
   return static_cast<int>(number);
 }

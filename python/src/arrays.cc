@@ -97,8 +97,8 @@ bool IsCContiguous(const nb::ndarray<nb::ro>& array) {
 
 SharedPyObject SharePyObject(nb::handle object) {
   return SharedPyObject(new nb::object(nb::borrow(object)), [](nb::object* held) {
-    nb::gil_scoped_acquire gil;
-    delete held;
+    CleanupGil gil;
+    if (gil.held()) delete held;  // else left to the exiting process (gil.h)
   });
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "gil.h"
 #include "loom/tensor.h"
 #include "loom/warnings.h"
 
@@ -64,7 +65,7 @@ auto RunReleased(Work&& work) {
   std::vector<std::string> warnings;
   auto result = [&] {
     WarningCapture capture;
-    nb::gil_scoped_release release;
+    ReleaseGil release;
     auto value = work();
     warnings = capture.take();
     return value;
@@ -87,6 +88,7 @@ void RunWithWarnings(Work&& work) {
 // the C++ int range is a ValueError. BoolArgument: a bool or numpy.bool_.
 // StrArgument: a str.
 int IntArgument(nb::handle value, const char* setting);
+int64_t Int64Argument(nb::handle value, const char* setting);
 bool BoolArgument(nb::handle value, const char* setting);
 std::string StrArgument(nb::handle value, const char* setting);
 
@@ -98,5 +100,8 @@ void BindConfig(nb::module_& m);
 void BindSession(nb::module_& m);
 void BindOps(nb::module_& m);
 void BindData(nb::module_& m);
+
+// Closes every open loom.data iterator (the exit hook's middle step; gil.h).
+void CloseAllIterators();
 
 }  // namespace loom::python

@@ -139,6 +139,7 @@ void BindConfig(nb::module_& m) {
 
   m.def(
       "start_runtime", [] { RunReleased([] { return (loom::start_runtime(), 0); }); },
+      nb::call_guard<LoomCall>(),
       "Starts the runtime now: freezes the configuration and creates the thread pools (the first "
       "session or op does it otherwise).");
   m.def("runtime_started", &loom::runtime_started);

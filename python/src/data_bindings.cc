@@ -13,12 +13,9 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 
-#include <atomic>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "bridge.h"
 #include "loom/data.h"
@@ -79,7 +76,7 @@ nb::object CallWithElement(const nb::object& fn, Element element) {
 Dataset::MapFn MapFnFrom(nb::handle fn, const char* what) {
   RequireCallable(fn, what);
   return [callable = SharePyObject(fn), what](Element element) {
-    nb::gil_scoped_acquire gil;
+    AcquireGil gil;
     nb::object result = CallWithElement(*callable, std::move(element));
     return ElementFromPython(result, std::string(what) + " function's result");
   };
@@ -88,7 +85,7 @@ Dataset::MapFn MapFnFrom(nb::handle fn, const char* what) {
 std::function<bool(const Element&)> PredicateFrom(nb::handle fn) {
   RequireCallable(fn, "filter");
   return [callable = SharePyObject(fn)](const Element& element) {
-    nb::gil_scoped_acquire gil;
+    AcquireGil gil;
     nb::object result = CallWithElement(*callable, element);
     const int truth = PyObject_IsTrue(result.ptr());
     if (truth < 0) throw nb::python_error();
@@ -105,7 +102,7 @@ std::function<Dataset::Generator()> GeneratorFrom(nb::handle generator, nb::hand
   nb::tuple call_args = args.is_none() ? nb::tuple() : nb::tuple(nb::borrow(args));
   return [callable = SharePyObject(generator),
           shared_args = SharePyObject(call_args)]() -> Dataset::Generator {
-    nb::gil_scoped_acquire gil;
+    AcquireGil gil;
     PyObject* iterable = PyObject_Call(callable->ptr(), shared_args->ptr(), nullptr);
     if (iterable == nullptr) throw nb::python_error();
     nb::object owned_iterable = nb::steal(iterable);
@@ -113,7 +110,7 @@ std::function<Dataset::Generator()> GeneratorFrom(nb::handle generator, nb::hand
     if (iterator == nullptr) throw nb::python_error();
     SharedPyObject shared_iterator = SharePyObject(nb::steal(iterator));
     return [shared_iterator]() -> std::optional<Element> {
-      nb::gil_scoped_acquire inner_gil;
+      AcquireGil inner_gil;
       PyObject* item = PyIter_Next(shared_iterator->ptr());
       if (item == nullptr) {
         if (PyErr_Occurred()) throw nb::python_error();
@@ -156,7 +153,7 @@ data::Options OptionsFrom(int cpu_budget, int max_intra_op_parallelism, bool det
 Dataset::PaddingFn PaddingFrom(nb::handle fn) {
   RequireCallable(fn, "padded_batch");
   return [callable = SharePyObject(fn)](const Element& first) {
-    nb::gil_scoped_acquire gil;
+    AcquireGil gil;
     nb::list components;
     for (const Tensor& t : first) components.append(ArrayFromTensor(t.clone()));
     nb::object result = (*callable)(components);
@@ -241,19 +238,6 @@ nb::dict StatsToPython(const config::threading::PipelineDescription& d) {
 std::mutex live_mutex;
 std::map<const void*, std::weak_ptr<data::Iterator>> live_iterators;
 
-// Threads inside next() with the GIL released. At exit the hook waits for
-// them to get the GIL back: Python ends a daemon thread that takes the GIL
-// during finalization, and inside C++ (a destructor re-taking the GIL) that
-// ending aborts the whole process.
-std::atomic<int> nexts_without_gil{0};
-
-struct NextWithoutGil {
-  NextWithoutGil() { nexts_without_gil.fetch_add(1); }
-  ~NextWithoutGil() { nexts_without_gil.fetch_sub(1); }
-  NextWithoutGil(const NextWithoutGil&) = delete;
-  NextWithoutGil& operator=(const NextWithoutGil&) = delete;
-};
-
 class PyIterator {
  public:
   explicit PyIterator(const Dataset& dataset) {
@@ -276,26 +260,21 @@ class PyIterator {
       live_iterators.erase(this);
     }
     // Stopping the workers may wait for a map function that needs the GIL.
-    // A closed iterator is then dropped with the GIL held: its last Python
-    // callables are released right here, and a daemon thread must not let
-    // go of the GIL during interpreter shutdown (the exit hook has closed
-    // every iterator by then), or Python ends that thread inside this
-    // destructor.
+    // A closed iterator is dropped with the GIL held: its last Python
+    // callables are released right here (the exit hook has closed every
+    // iterator).
     if (!iterator_->closed()) {
-      nb::gil_scoped_release release;
+      ReleaseGil release;
       iterator_->close();
     }
     iterator_.reset();
   }
 
   nb::object Next() {
-    // A closed iterator ends without letting go of the GIL (see
-    // nexts_without_gil).
     if (iterator_->closed()) throw nb::stop_iteration();
     std::optional<Element> element;
     try {
-      NextWithoutGil counted;  // counts until the GIL is back
-      nb::gil_scoped_release release;
+      ReleaseGil release;
       element = iterator_->next();
     } catch (const data::PipelineError& error) {
       RaisePipelineError(error);
@@ -311,7 +290,7 @@ class PyIterator {
   // May run while another Python thread is inside next() (the iterator
   // object stays; only its workers stop).
   void Close() {
-    nb::gil_scoped_release release;
+    ReleaseGil release;
     iterator_->close();
   }
 
@@ -321,6 +300,8 @@ class PyIterator {
   std::shared_ptr<data::Iterator> iterator_;
 };
 
+}  // namespace
+
 void CloseAllIterators() {
   std::vector<std::shared_ptr<data::Iterator>> open;
   {
@@ -329,19 +310,10 @@ void CloseAllIterators() {
       if (auto iterator = weak.lock()) open.push_back(std::move(iterator));
     }
   }
-  nb::gil_scoped_release release;
+  ReleaseGil release;
   for (const auto& iterator : open) iterator->close();
   open.clear();  // may be the last references: destroyed without the GIL
-  // Closed iterators end every next() in flight; let those threads take the
-  // GIL back and leave C++ before finalization starts (bounded, so a
-  // thread stuck elsewhere cannot hang the exit).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (nexts_without_gil.load() > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
 }
-
-}  // namespace
 
 void BindData(nb::module_& m) {
   nb::module_ d = m.def_submodule("data", "Input pipelines with tf.data's names.");
@@ -351,8 +323,8 @@ void BindData(nb::module_& m) {
 
   nb::class_<PyIterator>(d, "Iterator", "One pass over a Dataset.")
       .def("__iter__", [](nb::handle self) { return self; })
-      .def("__next__", &PyIterator::Next)
-      .def("close", &PyIterator::Close,
+      .def("__next__", &PyIterator::Next, nb::call_guard<LoomCall>())
+      .def("close", &PyIterator::Close, nb::call_guard<LoomCall>(),
            "Stops the workers and frees the buffers now; the iterator then ends (next() raises "
            "StopIteration), also for a thread waiting in next().")
       .def("stats", &PyIterator::Stats,
@@ -457,7 +429,7 @@ void BindData(nb::module_& m) {
             RequireCallable(fn, "interleave");
             return ds.interleave(
                 [callable = SharePyObject(fn)](const Element& element) {
-                  nb::gil_scoped_acquire gil;
+                  AcquireGil gil;
                   nb::object result = CallWithElement(*callable, element);
                   Dataset* inner = nullptr;
                   if (!nb::try_cast(result, inner) || inner == nullptr) {
@@ -492,28 +464,32 @@ void BindData(nb::module_& m) {
       .def("cache", &Dataset::cache)
       .def("window", &Dataset::window, nb::arg("size"), nb::arg("shift"), nb::arg("stride"),
            nb::arg("drop_remainder"))
-      .def("cardinality",
-           [](const Dataset& ds) { return RunReleased([&] { return ds.cardinality(); }); })
-      .def("element_spec",
-           [](const Dataset& ds) {
-             std::optional<std::vector<data::ComponentSpec>> spec;
-             try {
-               spec = RunReleased([&] { return ds.element_spec(); });
-             } catch (const data::PipelineError& error) {
-               RaisePipelineError(error);
-             }
-             return SpecToPython(spec);
-           })
+      .def(
+          "cardinality",
+          [](const Dataset& ds) { return RunReleased([&] { return ds.cardinality(); }); },
+          nb::call_guard<LoomCall>())
+      .def(
+          "element_spec",
+          [](const Dataset& ds) {
+            std::optional<std::vector<data::ComponentSpec>> spec;
+            try {
+              spec = RunReleased([&] { return ds.element_spec(); });
+            } catch (const data::PipelineError& error) {
+              RaisePipelineError(error);
+            }
+            return SpecToPython(spec);
+          },
+          nb::call_guard<LoomCall>())
       .def(
           "__iter__", [](const Dataset& ds) { return new PyIterator(ds); },
-          nb::rv_policy::take_ownership)
+          nb::rv_policy::take_ownership, nb::call_guard<LoomCall>())
       .def(
           "as_numpy_iterator", [](const Dataset& ds) { return new PyIterator(ds); },
-          nb::rv_policy::take_ownership, "The same as iter(ds): elements are NumPy arrays.");
+          nb::rv_policy::take_ownership, nb::call_guard<LoomCall>(),
+          "The same as iter(ds): elements are NumPy arrays.");
 
   d.def("list_files", &Dataset::list_files, nb::arg("pattern"),
         "The files matching a glob pattern, sorted (a list of str; Loom has no string tensors).");
-  d.def("_close_all_iterators", &CloseAllIterators);
 }
 
 }  // namespace loom::python

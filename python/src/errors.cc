@@ -63,6 +63,11 @@ void BindErrors(nb::module_& m) {
   // Exceptions not caught here (std::bad_alloc, nb::python_error, ...) keep
   // nanobind's own translation.
   nb::register_exception_translator([](const std::exception_ptr& thrown, void*) {
+    // Empty: not a C++ exception but the forced unwind of a thread that
+    // Python ends with pthread_exit during finalization (gil.h), caught by
+    // nanobind; rethrowing it would crash. The thread, without the GIL,
+    // parks instead while the process exits.
+    if (!thrown) ParkForever();
     try {
       std::rethrow_exception(thrown);
     } catch (const InvalidArgumentError& e) {

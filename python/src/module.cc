@@ -13,6 +13,12 @@ NB_MODULE(_loom, m) {
   loom::python::BindSession(m);
   loom::python::BindOps(m);
   loom::python::BindData(m);
+  // Registered with atexit by loom/__init__.py: see gil.h.
+  m.def("_exit_hook", [] {
+    loom::python::BeginPythonExit();
+    loom::python::CloseAllIterators();
+    loom::python::WaitForThreadsInPython();
+  });
   // A Dataset at module level whose map function is a module-level lambda
   // forms a cycle Python's GC cannot see (dataset -> C++ node -> function
   // -> module globals -> dataset), so it lives until exit, where nanobind

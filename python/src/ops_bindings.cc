@@ -28,6 +28,12 @@ std::optional<Tensor> OptionalArg(nb::handle value, const char* op, const char* 
 
 const Tensor* PointerTo(const std::optional<Tensor>& tensor) { return tensor ? &*tensor : nullptr; }
 
+// Every op holds a LoomCall for its whole call (gil.h).
+template <typename Func, typename... Extra>
+void Def(nb::module_& m, const char* name, Func&& func, const Extra&... extra) {
+  m.def(name, std::forward<Func>(func), nb::call_guard<LoomCall>(), extra...);
+}
+
 // Runs `compute` without the GIL and returns its tensor as a new array.
 template <typename Compute>
 nb::object Eager(Compute&& compute, const std::vector<const Tensor*>& inputs) {
@@ -37,8 +43,8 @@ nb::object Eager(Compute&& compute, const std::vector<const Tensor*>& inputs) {
 
 template <Tensor (*Op)(const Tensor&)>
 void DefUnary(nb::module_& m, const char* name, const char* doc) {
-  m.def(
-      name,
+  Def(
+      m, name,
       [name](nb::handle x) {
         Tensor tx = Arg(x, name, "x");
         return Eager([&] { return Op(tx); }, {&tx});
@@ -48,8 +54,8 @@ void DefUnary(nb::module_& m, const char* name, const char* doc) {
 
 template <Tensor (*Op)(const Tensor&, const Tensor&)>
 void DefBinary(nb::module_& m, const char* name, const char* doc) {
-  m.def(
-      name,
+  Def(
+      m, name,
       [name](nb::handle a, nb::handle b) {
         const std::string op(name);
         // A Python scalar takes the other argument's dtype (NumPy's rule).
@@ -120,8 +126,8 @@ AttributeValue AttributeFromPython(const std::string& name, nb::handle value) {
 }
 
 void DefGeneric(nb::module_& m) {
-  m.def(
-      "run",
+  Def(
+      m, "run",
       [](const std::string& op, nb::handle inputs, std::optional<nb::dict> attributes) {
         std::vector<std::optional<Tensor>> tensors;
         int index = 0;
@@ -160,16 +166,16 @@ void DefGeneric(nb::module_& m) {
       nb::arg("op"), nb::arg("inputs"), nb::arg("attributes") = nb::none(),
       "Runs any supported ONNX operator: run('Conv', [x, w, None], {'pads': [1, 1, 1, 1]}) -> "
       "list of arrays. None marks an absent optional input.");
-  m.def("supported_ops", &loom::ops::supported_ops, "Every op name run() accepts, sorted.");
-  m.def(
-      "kernel_isa", [] { return RunReleased([] { return loom::ops::kernel_isa(); }); },
+  Def(m, "supported_ops", &loom::ops::supported_ops, "Every op name run() accepts, sorted.");
+  Def(
+      m, "kernel_isa", [] { return RunReleased([] { return loom::ops::kernel_isa(); }); },
       "The instruction set the kernels use ('avx2_fma', ...). Starts the runtime.");
 }
 
 void DefLinearAlgebraAndConv(nb::module_& m) {
   DefBinary<loom::ops::matmul>(m, "matmul", "NumPy matmul semantics (batched, broadcast).");
-  m.def(
-      "gemm",
+  Def(
+      m, "gemm",
       [](nb::handle a, nb::handle b, nb::handle c, bool trans_a, bool trans_b, float alpha,
          float beta) {
         Tensor ta = Arg(a, "gemm", "a"), tb = Arg(b, "gemm", "b");
@@ -181,8 +187,8 @@ void DefLinearAlgebraAndConv(nb::module_& m) {
       nb::arg("a"), nb::arg("b"), nb::arg("c").none() = nb::none(), nb::kw_only(),
       nb::arg("trans_a") = false, nb::arg("trans_b") = false, nb::arg("alpha") = 1.0f,
       nb::arg("beta") = 1.0f, "alpha * op(a) @ op(b) + beta * c (ONNX Gemm).");
-  m.def(
-      "conv2d",
+  Def(
+      m, "conv2d",
       [](nb::handle x, nb::handle w, nb::handle bias, Ints strides, Ints pads, Ints dilations,
          int64_t group, const std::string& auto_pad) {
         Tensor tx = Arg(x, "conv2d", "x"), tw = Arg(w, "conv2d", "w");
@@ -202,8 +208,8 @@ void DefLinearAlgebraAndConv(nb::module_& m) {
 
 template <Tensor (*Pool)(const Tensor&, const loom::ops::PoolOptions&)>
 void DefPool(nb::module_& m, const char* name, const char* doc) {
-  m.def(
-      name,
+  Def(
+      m, name,
       [name](nb::handle x, std::vector<int64_t> kernel_shape, Ints strides, Ints pads,
              const std::string& auto_pad, bool ceil_mode, bool count_include_pad) {
         Tensor tx = Arg(x, name, "x");
@@ -222,8 +228,8 @@ void DefPool(nb::module_& m, const char* name, const char* doc) {
 
 template <Tensor (*Reduce)(const Tensor&, const std::vector<int64_t>&, bool)>
 void DefReduce(nb::module_& m, const char* name, const char* doc) {
-  m.def(
-      name,
+  Def(
+      m, name,
       [name](nb::handle x, Ints axes, bool keepdims) {
         Tensor tx = Arg(x, name, "x");
         return Eager([&] { return Reduce(tx, axes.value_or(std::vector<int64_t>{}), keepdims); },
@@ -248,15 +254,15 @@ void DefElementwise(nb::module_& m) {
   DefUnary<loom::ops::sqrt>(m, "sqrt", "sqrt(x).");
   DefUnary<loom::ops::gelu>(m, "gelu", "GELU (erf form).");
   DefUnary<loom::ops::silu>(m, "silu", "x * sigmoid(x).");
-  m.def(
-      "leaky_relu",
+  Def(
+      m, "leaky_relu",
       [](nb::handle x, float alpha) {
         Tensor tx = Arg(x, "leaky_relu", "x");
         return Eager([&] { return loom::ops::leaky_relu(tx, alpha); }, {&tx});
       },
       nb::arg("x"), nb::arg("alpha") = 0.01f, "x if x >= 0 else alpha * x.");
-  m.def(
-      "clip",
+  Def(
+      m, "clip",
       [](nb::handle x, float min, float max) {
         Tensor tx = Arg(x, "clip", "x");
         return Eager([&] { return loom::ops::clip(tx, min, max); }, {&tx});
@@ -274,8 +280,8 @@ void DefPoolsAndReductions(nb::module_& m) {
   DefReduce<loom::ops::reduce_mean>(m, "reduce_mean", "Mean over axes (None = all).");
   DefReduce<loom::ops::reduce_max>(m, "reduce_max", "Max over axes (None = all).");
   DefReduce<loom::ops::reduce_min>(m, "reduce_min", "Min over axes (None = all).");
-  m.def(
-      "argmax",
+  Def(
+      m, "argmax",
       [](nb::handle x, int64_t axis, bool keepdims) {
         Tensor tx = Arg(x, "argmax", "x");
         return Eager([&] { return loom::ops::argmax(tx, axis, keepdims); }, {&tx});
@@ -284,22 +290,22 @@ void DefPoolsAndReductions(nb::module_& m) {
 }
 
 void DefNormalizationAndShapes(nb::module_& m) {
-  m.def(
-      "softmax",
+  Def(
+      m, "softmax",
       [](nb::handle x, int64_t axis) {
         Tensor tx = Arg(x, "softmax", "x");
         return Eager([&] { return loom::ops::softmax(tx, axis); }, {&tx});
       },
       nb::arg("x"), nb::arg("axis") = -1, "Softmax along axis.");
-  m.def(
-      "log_softmax",
+  Def(
+      m, "log_softmax",
       [](nb::handle x, int64_t axis) {
         Tensor tx = Arg(x, "log_softmax", "x");
         return Eager([&] { return loom::ops::log_softmax(tx, axis); }, {&tx});
       },
       nb::arg("x"), nb::arg("axis") = -1, "Log of the softmax along axis.");
-  m.def(
-      "layer_norm",
+  Def(
+      m, "layer_norm",
       [](nb::handle x, nb::handle scale, nb::handle bias, int64_t axis, float epsilon) {
         Tensor tx = Arg(x, "layer_norm", "x"), ts = Arg(scale, "layer_norm", "scale");
         const std::optional<Tensor> tb = OptionalArg(bias, "layer_norm", "bias");
@@ -308,23 +314,23 @@ void DefNormalizationAndShapes(nb::module_& m) {
       },
       nb::arg("x"), nb::arg("scale"), nb::arg("bias").none() = nb::none(), nb::kw_only(),
       nb::arg("axis") = -1, nb::arg("epsilon") = 1e-5f, "Layer normalization from axis on.");
-  m.def(
-      "reshape",
+  Def(
+      m, "reshape",
       [](nb::handle x, std::vector<int64_t> shape) {
         Tensor tx = Arg(x, "reshape", "x");
         return Eager([&] { return loom::ops::reshape(tx, shape); }, {&tx});
       },
       nb::arg("x"), nb::arg("shape"), "ONNX Reshape (0 copies a dim, -1 infers one); a new array.");
-  m.def(
-      "transpose",
+  Def(
+      m, "transpose",
       [](nb::handle x, Ints perm) {
         Tensor tx = Arg(x, "transpose", "x");
         return Eager(
             [&] { return loom::ops::transpose(tx, perm.value_or(std::vector<int64_t>{})); }, {&tx});
       },
       nb::arg("x"), nb::arg("perm") = nb::none(), "Permutes axes (None = reverse them).");
-  m.def(
-      "concat",
+  Def(
+      m, "concat",
       [](nb::handle arrays, int64_t axis) {
         std::vector<Tensor> tensors;
         for (nb::handle array : arrays) tensors.push_back(Arg(array, "concat", "tensors"));
@@ -333,15 +339,15 @@ void DefNormalizationAndShapes(nb::module_& m) {
         return Eager([&] { return loom::ops::concat(tensors, axis); }, inputs);
       },
       nb::arg("tensors"), nb::arg("axis"), "Joins arrays along axis.");
-  m.def(
-      "flatten",
+  Def(
+      m, "flatten",
       [](nb::handle x, int64_t axis) {
         Tensor tx = Arg(x, "flatten", "x");
         return Eager([&] { return loom::ops::flatten(tx, axis); }, {&tx});
       },
       nb::arg("x"), nb::arg("axis") = 1, "To 2-D: dims before axis, dims from axis.");
-  m.def(
-      "cast",
+  Def(
+      m, "cast",
       [](nb::handle x, nb::handle dtype) {
         Tensor tx = Arg(x, "cast", "x");
         const DType to = DTypeFromPython(dtype);

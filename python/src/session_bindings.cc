@@ -302,7 +302,7 @@ class InferenceSession {
     auto create = [&] { return std::make_shared<Session>(std::move(graph), options); };
     if (quiet) {
       WarningCapture silenced;  // collects the warnings, which are dropped
-      nb::gil_scoped_release release;
+      ReleaseGil release;
       session_ = create();
     } else {
       session_ = RunReleased(create);
@@ -344,7 +344,7 @@ class InferenceSession {
   // which takes the GIL (SharePyObject): holding the GIL here would deadlock.
   ~InferenceSession() {
     if (session_ == nullptr) return;
-    nb::gil_scoped_release release;
+    ReleaseGil release;
     session_.reset();
   }
 
@@ -545,9 +545,9 @@ void BindSession(nb::module_& m) {
            nb::arg("providers").none() = nb::none(),
            nb::arg("provider_options").none() = nb::none(), nb::kw_only(),
            nb::arg("intra_op_num_threads") = nb::none(),
-           nb::arg("inter_op_num_threads") = nb::none())
+           nb::arg("inter_op_num_threads") = nb::none(), nb::call_guard<LoomCall>())
       .def("run", &InferenceSession::Run, nb::arg("output_names").none(), nb::arg("input_feed"),
-           nb::arg("run_options").none() = nb::none(),
+           nb::arg("run_options").none() = nb::none(), nb::call_guard<LoomCall>(),
            "Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list "
            "of ndarrays.")
       .def("end_profiling", &InferenceSession::EndProfiling,
@@ -593,7 +593,8 @@ void BindSession(nb::module_& m) {
           [](nb::handle self, IoBinding& binding, nb::handle run_options) {
             binding.Run(self, run_options);
           },
-          nb::arg("iobinding"), nb::arg("run_options").none() = nb::none())
+          nb::arg("iobinding"), nb::arg("run_options").none() = nb::none(),
+          nb::call_guard<LoomCall>())
       .def(
           "run_with_ort_values",
           [](nb::handle self, nb::handle output_names, nb::handle input_dict_ort_values,
@@ -601,7 +602,7 @@ void BindSession(nb::module_& m) {
             return RunWithOrtValues(self, output_names, input_dict_ort_values, run_options);
           },
           nb::arg("output_names").none(), nb::arg("input_dict_ort_values"),
-          nb::arg("run_options").none() = nb::none())
+          nb::arg("run_options").none() = nb::none(), nb::call_guard<LoomCall>())
       .def("get_outputs", &InferenceSession::Outputs)
       .def("get_providers",
            [](const InferenceSession&) { return std::vector<std::string>{"CPUExecutionProvider"}; })

@@ -55,6 +55,7 @@ struct PySessionOptions {
   std::string optimized_model_filepath;
   std::map<std::string, std::string> config_entries;        // add_session_config_entry
   std::map<std::string, int64_t> free_dimension_overrides;  // by dim_param name
+  int64_t max_memory_bytes = 0;  // Loom's own: SessionOptions::max_memory_bytes
 
   // The C++ session's options these stand for (thread counts still 0 =
   // global; the session resolves them).

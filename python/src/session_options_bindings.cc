@@ -106,6 +106,7 @@ std::string Repr(const PySessionOptions& so) {
   // The other fields only when they differ from the defaults.
   if (so.execution_mode == ExecutionMode::ORT_SEQUENTIAL) text += ", execution_mode=ORT_SEQUENTIAL";
   if (so.use_per_session_threads) text += ", use_per_session_threads=True";
+  if (so.max_memory_bytes != 0) text += ", max_memory_bytes=" + std::to_string(so.max_memory_bytes);
   if (so.log_severity_level != -1) {
     text += ", log_severity_level=" + std::to_string(so.log_severity_level);
   }
@@ -144,6 +145,21 @@ void BindSessionOptionsClass(nb::module_& m) {
             so.inter_op_num_threads = ThreadCount(value, "SessionOptions.inter_op_num_threads");
           },
           "Nodes of one run that may run at once (ORT_PARALLEL); 0 = the global setting.")
+      .def_prop_rw(
+          "max_memory_bytes", [](const PySessionOptions& so) { return so.max_memory_bytes; },
+          [](PySessionOptions& so, nb::handle value) {
+            const int64_t bytes = Int64Argument(value, "SessionOptions.max_memory_bytes");
+            if (bytes < 0) {
+              throw nb::value_error(("SessionOptions.max_memory_bytes must be >= 0 (0 = no cap "
+                                     "of the session's own), got " +
+                                     std::to_string(bytes))
+                                        .c_str());
+            }
+            so.max_memory_bytes = bytes;
+          },
+          "Loom's own: the most bytes one run's tensors may hold at once; a run that would "
+          "hold more raises loom.errors.RuntimeError before allocating. 0 (default): only the "
+          "process's memory cap (LOOM_MAX_MEMORY, else the cgroup limit or physical memory).")
       .def_rw("graph_optimization_level", &PySessionOptions::graph_optimization_level)
       .def_rw("execution_mode", &PySessionOptions::execution_mode,
               "ORT_PARALLEL (Loom's default; ONNX Runtime's is ORT_SEQUENTIAL) or "
@@ -369,6 +385,7 @@ SessionOptions PySessionOptions::ToSessionOptions() const {
   // ORT_ENABLE_ALL only; so does Loom's blocked layout.
   options.blocked_layout = graph_optimization_level == GraphOptimizationLevel::ORT_ENABLE_ALL;
   options.sequential = execution_mode == ExecutionMode::ORT_SEQUENTIAL;
+  options.max_memory_bytes = max_memory_bytes;
   return options;
 }
 

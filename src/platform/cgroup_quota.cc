@@ -12,9 +12,10 @@ namespace {
 using Notes = std::vector<std::string>;
 
 // Where cgroup files live when /proc cannot tell us: the usual v2 mount and
-// the usual v1 cpu hierarchy mount.
+// the usual v1 mounts of the cpu and memory hierarchies.
 constexpr char kDefaultV2Dir[] = "/sys/fs/cgroup";
 constexpr char kDefaultV1CpuDir[] = "/sys/fs/cgroup/cpu";
+constexpr char kDefaultV1MemoryDir[] = "/sys/fs/cgroup/memory";
 
 using base::Split;
 using base::Trim;
@@ -38,14 +39,15 @@ struct Hierarchy {
   std::optional<std::string> process_path;
 };
 
+// The v2 hierarchy and the v1 hierarchy of one controller ("cpu", "memory").
 struct Hierarchies {
   Hierarchy v2;
-  Hierarchy v1_cpu;
+  Hierarchy v1;
 };
 
 // /proc/self/cgroup lines are "hierarchy-ID:controller-list:path"; v2 is
 // "0::/path". The path may itself contain ':', so split only twice.
-void ParseProcCgroup(std::string_view text, Hierarchies& out) {
+void ParseProcCgroup(std::string_view text, std::string_view controller, Hierarchies& out) {
   for (std::string_view line : Split(text, '\n')) {
     size_t first = line.find(':');
     size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
@@ -55,8 +57,8 @@ void ParseProcCgroup(std::string_view text, Hierarchies& out) {
     std::string path(line.substr(second + 1));
     if (id == "0" && controllers.empty()) {
       out.v2.process_path = path;
-    } else if (HasToken(controllers, "cpu")) {
-      out.v1_cpu.process_path = path;
+    } else if (HasToken(controllers, controller)) {
+      out.v1.process_path = path;
     }
   }
 }
@@ -80,7 +82,7 @@ std::string UnescapeMountPath(std::string_view text) {
 
 // mountinfo fields: ID parent major:minor root mount-point options
 // [optional fields...] - fstype source super-options.
-void ParseMountInfo(std::string_view text, Hierarchies& out) {
+void ParseMountInfo(std::string_view text, std::string_view controller, Hierarchies& out) {
   for (std::string_view line : Split(text, '\n')) {
     std::vector<std::string_view> fields;
     for (std::string_view field : Split(line, ' ')) {
@@ -92,7 +94,7 @@ void ParseMountInfo(std::string_view text, Hierarchies& out) {
     std::string_view super_options = dash[3];
     Hierarchy* hierarchy = nullptr;
     if (fstype == "cgroup2") hierarchy = &out.v2;
-    if (fstype == "cgroup" && HasToken(super_options, "cpu")) hierarchy = &out.v1_cpu;
+    if (fstype == "cgroup" && HasToken(super_options, controller)) hierarchy = &out.v1;
     // First mount wins: later ones are usually bind mounts of the same tree.
     if (hierarchy == nullptr || hierarchy->mount_point) continue;
     hierarchy->mount_root = UnescapeMountPath(fields[3]);
@@ -183,52 +185,101 @@ std::optional<CgroupQuota> ReadV1Level(const SystemProbe& probe, const std::stri
   return CgroupQuota{static_cast<double>(*quota) / static_cast<double>(*period), quota_file};
 }
 
-using LevelReader = std::optional<CgroupQuota> (*)(const SystemProbe&, const std::string&, Notes&);
+// ---- Reading one level's memory limit ----------------------------------------
 
-void KeepTightest(std::optional<CgroupQuota> candidate, std::optional<CgroupQuota>& tightest) {
-  if (candidate && (!tightest || candidate->cpus < tightest->cpus)) tightest = std::move(candidate);
-}
+// v1 writes "no limit" as a huge number (LONG_MAX rounded down to a page).
+constexpr int64_t kV1Unlimited = int64_t{1} << 62;
 
-// A parent's quota bounds all its children, so the binding quota is the
-// smallest found anywhere from the process's cgroup up to the mount point.
-void ReadHierarchy(const SystemProbe& probe, const Hierarchy& hierarchy, LevelReader read_level,
-                   Notes& notes, std::optional<CgroupQuota>& tightest) {
-  for (const std::string& dir : CgroupLevels(hierarchy, notes)) {
-    KeepTightest(read_level(probe, dir, notes), tightest);
+// v2 memory.max: bytes, or "max" when unlimited.
+std::optional<CgroupMemoryLimit> ReadV2MemoryLevel(const SystemProbe& probe, const std::string& dir,
+                                                   Notes& notes) {
+  std::string file = dir + "/memory.max";
+  std::optional<std::string> text = probe.ReadFile(file);
+  if (!text || Trim(*text) == "max") return std::nullopt;  // the root has no memory.max
+  std::optional<int64_t> bytes = ParsePositive(*text);
+  if (!bytes) {
+    notes.push_back(MalformedNote(file, *text));
+    return std::nullopt;
   }
+  return CgroupMemoryLimit{*bytes, file};
 }
 
-}  // namespace
+// v1 memory.limit_in_bytes.
+std::optional<CgroupMemoryLimit> ReadV1MemoryLevel(const SystemProbe& probe, const std::string& dir,
+                                                   Notes& notes) {
+  std::string file = dir + "/memory.limit_in_bytes";
+  std::optional<std::string> text = probe.ReadFile(file);
+  if (!text) return std::nullopt;
+  std::optional<int64_t> bytes = ParsePositive(*text);
+  if (!bytes) {
+    notes.push_back(MalformedNote(file, *text));
+    return std::nullopt;
+  }
+  if (*bytes >= kV1Unlimited) return std::nullopt;
+  return CgroupMemoryLimit{*bytes, file};
+}
 
-std::optional<CgroupQuota> DetectCgroupQuota(const SystemProbe& probe,
-                                             std::vector<std::string>& notes) {
-  std::optional<CgroupQuota> tightest;
+// ---- The tightest limit anywhere ---------------------------------------------
+
+template <typename Limit>
+using LevelReader = std::optional<Limit> (*)(const SystemProbe&, const std::string&, Notes&);
+
+// Which of two limits binds: the smaller.
+bool Tighter(const CgroupQuota& a, const CgroupQuota& b) { return a.cpus < b.cpus; }
+bool Tighter(const CgroupMemoryLimit& a, const CgroupMemoryLimit& b) { return a.bytes < b.bytes; }
+
+template <typename Limit>
+void KeepTightest(std::optional<Limit> candidate, std::optional<Limit>& tightest) {
+  if (candidate && (!tightest || Tighter(*candidate, *tightest))) tightest = std::move(candidate);
+}
+
+// A parent's limit bounds all its children, so the binding limit is the
+// smallest found anywhere from the process's cgroup up to the mount point,
+// in v2 and in the v1 hierarchy of `controller` (hybrid hosts have both).
+template <typename Limit>
+std::optional<Limit> DetectTightest(const SystemProbe& probe, std::string_view controller,
+                                    const char* default_v1_dir, LevelReader<Limit> read_v2,
+                                    LevelReader<Limit> read_v1, Notes& notes) {
+  std::optional<Limit> tightest;
   std::optional<std::string> proc_cgroup = probe.ReadFile("/proc/self/cgroup");
   std::optional<std::string> mountinfo = probe.ReadFile("/proc/self/mountinfo");
   Hierarchies hierarchies;
   if (proc_cgroup && mountinfo) {
-    ParseProcCgroup(*proc_cgroup, hierarchies);
-    ParseMountInfo(*mountinfo, hierarchies);
+    ParseProcCgroup(*proc_cgroup, controller, hierarchies);
+    ParseMountInfo(*mountinfo, controller, hierarchies);
   } else {
     notes.push_back(
         "cannot read /proc/self/cgroup or /proc/self/mountinfo: checking the default cgroup "
         "mounts only");
   }
   bool found = false;
-  // Hybrid hosts have both; whichever is tighter binds.
-  if (hierarchies.v2.mount_point && hierarchies.v2.process_path) {
-    ReadHierarchy(probe, hierarchies.v2, ReadV2Level, notes, tightest);
-    found = true;
-  }
-  if (hierarchies.v1_cpu.mount_point && hierarchies.v1_cpu.process_path) {
-    ReadHierarchy(probe, hierarchies.v1_cpu, ReadV1Level, notes, tightest);
+  for (auto [hierarchy, read_level] :
+       {std::pair{&hierarchies.v2, read_v2}, std::pair{&hierarchies.v1, read_v1}}) {
+    if (!hierarchy->mount_point || !hierarchy->process_path) continue;
+    for (const std::string& dir : CgroupLevels(*hierarchy, notes)) {
+      KeepTightest(read_level(probe, dir, notes), tightest);
+    }
     found = true;
   }
   if (!found) {
-    KeepTightest(ReadV2Level(probe, kDefaultV2Dir, notes), tightest);
-    KeepTightest(ReadV1Level(probe, kDefaultV1CpuDir, notes), tightest);
+    KeepTightest(read_v2(probe, kDefaultV2Dir, notes), tightest);
+    KeepTightest(read_v1(probe, default_v1_dir, notes), tightest);
   }
   return tightest;
+}
+
+}  // namespace
+
+std::optional<CgroupQuota> DetectCgroupQuota(const SystemProbe& probe,
+                                             std::vector<std::string>& notes) {
+  return DetectTightest<CgroupQuota>(probe, "cpu", kDefaultV1CpuDir, ReadV2Level, ReadV1Level,
+                                     notes);
+}
+
+std::optional<CgroupMemoryLimit> DetectCgroupMemoryLimit(const SystemProbe& probe,
+                                                         std::vector<std::string>& notes) {
+  return DetectTightest<CgroupMemoryLimit>(probe, "memory", kDefaultV1MemoryDir, ReadV2MemoryLevel,
+                                           ReadV1MemoryLevel, notes);
 }
 
 }  // namespace loom::platform

@@ -71,9 +71,22 @@ size_t BufferPool::cached_bytes() const {
 }
 
 void* RunAllocator::Allocate(size_t bytes) {
-  void* data = pool_->Allocate(bytes);
-  const int64_t live = live_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
-                       static_cast<int64_t>(bytes);
+  const auto amount = static_cast<int64_t>(bytes);
+  const int64_t live = live_.fetch_add(amount, std::memory_order_relaxed) + amount;
+  if (max_bytes_ > 0 && live > max_bytes_) {
+    live_.fetch_sub(amount, std::memory_order_relaxed);
+    throw RuntimeError("cannot allocate a tensor of " + std::to_string(bytes) +
+                       " bytes: the run's tensors would hold " + std::to_string(live) +
+                       " bytes, above the session's max_memory_bytes of " +
+                       std::to_string(max_bytes_));
+  }
+  void* data;
+  try {
+    data = pool_->Allocate(bytes);
+  } catch (...) {
+    live_.fetch_sub(amount, std::memory_order_relaxed);
+    throw;
+  }
   int64_t peak = peak_.load(std::memory_order_relaxed);
   while (live > peak && !peak_.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
   }

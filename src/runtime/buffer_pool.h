@@ -56,7 +56,10 @@ class BufferPool {
 
 class RunAllocator : public detail::TensorAllocator {
  public:
-  explicit RunAllocator(std::shared_ptr<BufferPool> pool) : pool_(std::move(pool)) {}
+  // `max_bytes` > 0: an allocation that would make the run's tensors hold
+  // more throws RuntimeError (SessionOptions::max_memory_bytes).
+  explicit RunAllocator(std::shared_ptr<BufferPool> pool, int64_t max_bytes = 0)
+      : pool_(std::move(pool)), max_bytes_(max_bytes) {}
 
   void* Allocate(size_t bytes) override;
   void Deallocate(void* data, size_t bytes) noexcept override;
@@ -66,6 +69,7 @@ class RunAllocator : public detail::TensorAllocator {
 
  private:
   std::shared_ptr<BufferPool> pool_;
+  const int64_t max_bytes_;
   std::atomic<int64_t> live_{0};
   std::atomic<int64_t> peak_{0};
 };

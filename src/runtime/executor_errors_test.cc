@@ -8,8 +8,10 @@
 
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/errors.h"
+#include "loom/memory.h"
 #include "loom/session.h"
 #include "runtime/testing/test_graphs.h"
+#include "tensor/memory_cap.h"
 
 namespace loom {
 namespace {
@@ -73,13 +75,17 @@ TEST(ExecutorErrors, CancellingFromAnotherThreadStopsBetweenNodes) {
   RunOptions options;
   options.cancellation.emplace();
   CancellationToken token = *options.cancellation;
-  std::thread canceller([token]() mutable {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const Tensor x(DType::kFloat32, {1 << 18});
+  // Cancels once two nodes' outputs are held at once (the second node is
+  // running, so the first has run, however slowly this thread is
+  // scheduled); the run is then ~1 s from over.
+  const int64_t two_outputs = tensor_bytes_in_use() + 2 * static_cast<int64_t>(x.nbytes());
+  std::thread canceller([token, two_outputs]() mutable {
+    while (tensor_bytes_in_use() < two_outputs) std::this_thread::yield();
     token.cancel();
   });
   RunStats stats;
-  EXPECT_THROW(session.run({{"x", Tensor(DType::kFloat32, {1 << 18})}}, {}, options, &stats),
-               CancelledError);
+  EXPECT_THROW(session.run({{"x", x}}, {}, options, &stats), CancelledError);
   canceller.join();
   EXPECT_GT(stats.nodes_run, 0);
   EXPECT_LT(stats.nodes_run, 2000);
@@ -158,6 +164,55 @@ TEST(ExecutorErrors, InvalidSessionOptionsAreRejected) {
   EXPECT_TRUE(
       Contains(ErrorMessageOf([&] { Session s(runtime::testing::ChainGraph(2, 2), level); }),
                "optimization_level must be 0, 1 or 2"));
+}
+
+}  // namespace
+}  // namespace loom
+
+namespace loom {
+namespace {
+
+// The message of the RuntimeError `fn` throws, or "" (any other outcome
+// fails the test).
+template <typename Fn>
+std::string RuntimeErrorOf(Fn&& fn) {
+  try {
+    fn();
+  } catch (const RuntimeError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ExecutorMemory, ARunPastTheSessionsCapFailsBeforeAllocating) {
+  // Nodes of 1 MiB outputs: a node runs while its input is held, so a run
+  // holds 2 MiB at its peak.
+  SessionOptions options;
+  options.max_memory_bytes = 3 * (1 << 20) / 2;
+  Session capped(runtime::testing::ChainGraph(10, 1 << 18), options);
+  const Tensor x(DType::kFloat32, {1 << 18});
+  const std::string error = RuntimeErrorOf([&] { capped.run({{"x", x}}); });
+  EXPECT_TRUE(Contains(error,
+                       "the run's tensors would hold 2097152 bytes, above the session's "
+                       "max_memory_bytes of 1572864"))
+      << error;
+  options.max_memory_bytes = 2 * (1 << 20);
+  Session enough(runtime::testing::ChainGraph(10, 1 << 18), options);
+  RunStats stats;
+  EXPECT_NO_THROW(enough.run({{"x", x}}, {}, {}, &stats));
+  EXPECT_EQ(stats.peak_bytes, 2 * (1 << 20));
+}
+
+TEST(ExecutorMemory, ARunPastTheProcessCapFailsAndTheSessionStaysUsable) {
+  Session session(runtime::testing::ChainGraph(10, 1 << 20));  // 4 MiB per node
+  const Tensor x(DType::kFloat32, {1 << 20});
+  {
+    detail::ScopedMemoryCapForTesting cap(tensor_bytes_in_use() + 6 * (1 << 20));
+    const std::string error = RuntimeErrorOf([&] { session.run({{"x", x}}); });
+    EXPECT_TRUE(Contains(error, "above the memory cap of")) << error;
+    EXPECT_TRUE(Contains(error, "set LOOM_MAX_MEMORY to change it")) << error;
+  }
+  EXPECT_NO_THROW(session.run({{"x", x}}));
 }
 
 }  // namespace

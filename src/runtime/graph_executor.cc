@@ -54,7 +54,7 @@ class Step : public std::enable_shared_from_this<Step>, public threading::Helper
         cancellation_(options.cancellation),
         trace_(options.trace),
         start_(Clock::now()),
-        allocator_(std::make_shared<RunAllocator>(resources.buffers)),
+        allocator_(std::make_shared<RunAllocator>(resources.buffers, resources.max_run_bytes)),
         slots_(plan_->num_slots()),
         pending_(plan_->nodes().size()),
         reads_left_(plan_->num_slots()),

@@ -51,6 +51,8 @@ struct ExecutorResources {
   int inter_op_threads = 1;
   int usable_cpus = 1;
   std::shared_ptr<BufferPool> buffers;
+  // SessionOptions::max_memory_bytes: a run's tensors' cap (0 = none).
+  int64_t max_run_bytes = 0;
   // The process's CPU budget (threading/cpu_budget.h), or null: inter-op
   // runners run nodes only with a token of it; the caller gives its token
   // back while it waits for them.

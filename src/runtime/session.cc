@@ -110,6 +110,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
   impl_->resources.usable_cpus = settings.cpu.usable;
   impl_->resources.cpu_budget = impl_->runtime->cpu_budget();
   impl_->resources.buffers = std::make_shared<runtime::BufferPool>(kMaxCachedBytes);
+  impl_->resources.max_run_bytes = options.max_memory_bytes;
   impl_->default_fetches = impl_->plan->output_slots();
 }
 

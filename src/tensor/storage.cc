@@ -6,6 +6,7 @@
 
 #include "base/aligned_buffer.h"
 #include "loom/errors.h"
+#include "tensor/memory_cap.h"
 
 namespace loom::detail {
 namespace {
@@ -32,12 +33,20 @@ const std::shared_ptr<TensorAllocator>& CurrentTensorAllocator() { return curren
 Storage::Storage(size_t bytes, Fill fill) : size_(bytes) {
   if (bytes == 0) return;
   const size_t rounded = base::AlignedSize(bytes);
-  allocator_ = current_allocator;
-  if (allocator_) {
-    data_ = allocator_->Allocate(rounded);
-    if (data_ == nullptr) throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
-  } else {
-    data_ = base::AllocateAligned(bytes);
+  ReserveTensorBytes(rounded);  // the memory cap, before allocating
+  try {
+    allocator_ = current_allocator;
+    if (allocator_) {
+      data_ = allocator_->Allocate(rounded);
+      if (data_ == nullptr) {
+        throw RuntimeError("cannot allocate " + std::to_string(bytes) + " bytes");
+      }
+    } else {
+      data_ = base::AllocateAligned(bytes);
+    }
+  } catch (...) {
+    ReleaseTensorBytes(rounded);
+    throw;
   }
   if (fill == kZeros) {
     std::memset(data_, 0, rounded);
@@ -54,6 +63,7 @@ Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
 
 Storage::~Storage() {
   if (data_ == nullptr || external_) return;
+  ReleaseTensorBytes(base::AlignedSize(size_));
   if (allocator_) {
     allocator_->Deallocate(data_, base::AlignedSize(size_));
   } else {

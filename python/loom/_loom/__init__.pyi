@@ -79,6 +79,15 @@ class SessionOptions:
     def inter_op_num_threads(self, arg: int, /) -> None: ...
 
     @property
+    def max_memory_bytes(self) -> int:
+        """
+        Loom's own: the most bytes one run's tensors may hold at once; a run that would hold more raises loom.errors.RuntimeError before allocating. 0 (default): only the process's memory cap (LOOM_MAX_MEMORY, else the cgroup limit or physical memory).
+        """
+
+    @max_memory_bytes.setter
+    def max_memory_bytes(self, arg: int, /) -> None: ...
+
+    @property
     def graph_optimization_level(self) -> GraphOptimizationLevel: ...
 
     @graph_optimization_level.setter

@@ -1,0 +1,81 @@
+"""The memory cap (issue 21): a model whose tensors would not fit fails with
+a clear error before allocating, never an out-of-memory kill. The process's
+cap comes from LOOM_MAX_MEMORY (else the cgroup limit, else physical
+memory); SessionOptions.max_memory_bytes caps one session's runs."""
+
+import numpy as np
+import pytest
+
+import loom
+from conftest import make_model, run_python
+
+onnx = pytest.importorskip("onnx")
+helper = onnx.helper
+
+
+def expand_model(rows, cols):
+    """y = Expand(x[1], [rows, cols]): a float32 output of rows x cols."""
+    shape = onnx.numpy_helper.from_array(np.array([rows, cols], np.int64), "shape")
+    return make_model(
+        [helper.make_node("Expand", ["x", "shape"], ["y"])],
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [rows, cols])],
+        initializers=[shape]).SerializeToString()
+
+
+def test_session_max_memory_bytes_caps_each_run():
+    so = loom.SessionOptions()
+    assert so.max_memory_bytes == 0
+    so.max_memory_bytes = 1 << 20
+    assert "max_memory_bytes=1048576" in repr(so)
+    x = np.ones(1, np.float32)
+    small = loom.InferenceSession(expand_model(16, 1024), so)  # 64 KiB
+    assert small.run(None, {"x": x})[0].shape == (16, 1024)
+    big = loom.InferenceSession(expand_model(1024, 1024), so)  # 4 MiB
+    with pytest.raises(loom.errors.RuntimeError,
+                       match="above the session's max_memory_bytes of 1048576"):
+        big.run(None, {"x": x})
+    assert big.get_session_options().max_memory_bytes == 1 << 20
+
+
+@pytest.mark.parametrize("value, error", [(-1, ValueError), ("1", TypeError),
+                                          (True, TypeError), (1.5, TypeError),
+                                          (2**70, ValueError)])
+def test_session_max_memory_bytes_refuses_bad_values(value, error):
+    so = loom.SessionOptions()
+    with pytest.raises(error, match="max_memory_bytes"):
+        so.max_memory_bytes = value
+
+
+def test_an_absurd_tensor_is_an_error_not_an_out_of_memory_kill(tmp_path):
+    # 100,000 x 100,000 float32 = 40 GB: far above the cap, refused before
+    # allocating; the process goes on and exits normally.
+    model = tmp_path / "huge.onnx"
+    model.write_bytes(expand_model(100_000, 100_000))
+    result = run_python(f"""
+        import numpy as np, loom
+        sess = loom.InferenceSession({str(model)!r})
+        try:
+            sess.run(None, {{"x": np.ones(1, np.float32)}})
+        except loom.errors.RuntimeError as error:
+            print("refused:", error)
+        print("still here")
+        """, env={"LOOM_MAX_MEMORY": "256M"})
+    assert result.returncode == 0, result.stderr
+    assert "refused: node" in result.stdout
+    assert "cannot allocate a tensor of 37.25 GiB" in result.stdout
+    assert "above the memory cap of 256.0 MiB (LOOM_MAX_MEMORY=256M" in result.stdout
+    assert "still here" in result.stdout
+
+
+def test_garbage_in_loom_max_memory_is_a_clear_error():
+    result = run_python("""
+        import numpy as np, loom
+        try:
+            loom.ops.relu(np.ones(4, np.float32))
+        except loom.errors.InvalidArgumentError as error:
+            print("refused:", error)
+        """, env={"LOOM_MAX_MEMORY": "plenty"})
+    assert result.returncode == 0, result.stderr
+    assert "refused: " in result.stdout
+    assert "LOOM_MAX_MEMORY='plenty' is not a memory size" in result.stdout
