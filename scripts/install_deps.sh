@@ -7,6 +7,8 @@ APT_PACKAGES=(
   build-essential g++ cmake ninja-build ccache pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libopenblas-dev
   clang-format
+  # scripts/fuzz.sh: clang with libFuzzer and its sanitizer runtimes.
+  clang libclang-rt-14-dev
   # ONNX import: protobuf and protoc, which generates the parser from the
   # pinned onnx package's schema (src/onnx_import/proto.cmake); the backend test
   # data comes with that package too.

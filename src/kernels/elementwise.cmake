@@ -29,7 +29,7 @@ add_library(loom_kernels_elementwise STATIC
 # scalar epilogue or an aliasing check, i.e. all of ours (measured: Relu
 # and Max ran branchy scalar code at ~10 ns per element). errno is never
 # read, so std::sqrt and friends need not call libm for it.
-set(LOOM_ELEMENTWISE_VECTORIZE "-fvect-cost-model=dynamic;-fno-math-errno")
+set(LOOM_ELEMENTWISE_VECTORIZE "$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>;-fno-math-errno")
 set_source_files_properties(activation.cc elementwise_binary.cc elementwise_bitwise.cc elementwise_clip.cc
   elementwise_compare.cc elementwise_math.cc elementwise_prelu.cc elementwise_unary.cc
   elementwise_variadic.cc PROPERTIES COMPILE_OPTIONS "${LOOM_ELEMENTWISE_VECTORIZE}")

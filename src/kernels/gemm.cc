@@ -515,8 +515,10 @@ void MultiplyPackedColumns(const PackedBlock& block, const float* b_block, int t
                            threading::ThreadPool* pool) {
   const GemmArgs& g = block.g;
   const int mr = block.kernel.mr, nr = block.kernel.nr;
-  const auto [rows_per_unit, cols_per_unit] =
-      UnitShape(block.row_panels, block.col_panels, threads);
+  // Named copies, not a structured binding: lambdas below capture them
+  // (clang before 16, which builds the fuzz targets, cannot capture one).
+  const auto unit_shape = UnitShape(block.row_panels, block.col_panels, threads);
+  const int64_t rows_per_unit = unit_shape.first, cols_per_unit = unit_shape.second;
   const int64_t unit_rows = CeilDiv(block.row_panels, rows_per_unit);
   const int64_t unit_cols = CeilDiv(block.col_panels, cols_per_unit);
   const double unit_flops = 2.0 * rows_per_unit * mr * cols_per_unit * nr * block.kc;

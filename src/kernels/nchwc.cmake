@@ -20,7 +20,7 @@ set_source_files_properties(nchwc/nchwc_micro_kernel_portable.cc
   PROPERTIES COMPILE_OPTIONS "-Wno-psabi")
 # The pools' lane loops need the -O3 cost model (see pool.cmake).
 set_source_files_properties(nchwc/nchwc_affine.cc nchwc/nchwc_pool.cc nchwc/nchwc_reorder.cc
-  PROPERTIES COMPILE_OPTIONS "-fvect-cost-model=dynamic")
+  PROPERTIES COMPILE_OPTIONS "$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>")
 target_link_libraries(loom_kernels_nchwc PUBLIC loom_kernels_core loom_kernels_activation
   PRIVATE loom_warnings)
 loom_add_test(NAME loom_kernels_nchwc_test

@@ -16,9 +16,9 @@ add_library(loom_kernels_pool STATIC
 # thread: ~22 ms -> ~4 ms wall (about 1 ms of CPU time) on a shared, loaded
 # 2-core development box; rough numbers, the lead's benchmarks are the record.
 set_source_files_properties(pool_rows_portable.cc PROPERTIES COMPILE_OPTIONS
-  "-fvect-cost-model=dynamic")
+  "$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>")
 set_source_files_properties(x86/f32_pool_rows__avx2_fma.cc PROPERTIES COMPILE_OPTIONS
-  "-mavx2;-mfma;-fvect-cost-model=dynamic")
+  "-mavx2;-mfma;$<$<CXX_COMPILER_ID:GNU>:-fvect-cost-model=dynamic>")
 target_link_libraries(loom_kernels_pool PUBLIC loom_kernels_core PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_pool_test
