@@ -17,8 +17,9 @@ with the right answer. Every 10 s the process's RSS is sampled.
 
 Reports (stdout, and --out as Markdown with a JSON block): runs by kind,
 errors (any exception not asked for), mismatches, RSS over time and its
-growth after the warm-up (the first --warmup-minutes). The run passes with 0
-errors, 0 mismatches and RSS growth under 5 %.
+growth after the warm-up (the first --warmup-minutes): the mean of the last
+5-minute window over the mean of the first. The run passes with 0 errors,
+0 mismatches and RSS growth under 5 %.
 """
 
 import argparse
@@ -206,10 +207,22 @@ class Soak:
 
     def report(self, seconds):
         warm = [s for s in self.samples if s["s"] >= self.args.warmup_minutes * 60]
-        base = warm[0]["rss_mib"] if warm else None
-        final = self.samples[-1]["rss_mib"] if self.samples else None
+        # One sample swings by ~+-80 MiB (sessions created and dropped, their
+        # buffers, malloc's arenas), so growth compares the mean RSS of the
+        # first and the last window after the warm-up (5 minutes, or a fifth
+        # of what is left when that is shorter), with the slope beside it.
+        window = min(30, max(1, len(warm) // 5))
+        base = round(sum(s["rss_mib"] for s in warm[:window]) / window, 1) if warm else None
+        final = round(sum(s["rss_mib"] for s in warm[-window:]) / window, 1) if warm else None
         growth = (final - base) / base * 100 if base else None
         peak = max((s["rss_mib"] for s in warm), default=None)
+        slope = None
+        if len(warm) >= 2:
+            xs = [s["s"] / 60 for s in warm]
+            ys = [s["rss_mib"] for s in warm]
+            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+            slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2
+                                                                           for x in xs)
         passed = (not self.errors and not self.mismatches and growth is not None
                   and growth < 5.0)
         result = {
@@ -217,9 +230,11 @@ class Soak:
             "cpu": cpu_model(), "cpus": os.cpu_count(), "loom": loom.__version__,
             "seconds": round(seconds), "threads": self.args.threads, "counts": self.counts,
             "errors": self.errors, "mismatches": self.mismatches[:50],
-            "mismatch_count": len(self.mismatches), "rss_after_warmup_mib": base,
-            "rss_final_mib": final, "rss_peak_after_warmup_mib": peak,
+            "mismatch_count": len(self.mismatches), "rss_window_samples": window,
+            "rss_first_window_mib": base, "rss_last_window_mib": final,
+            "rss_peak_after_warmup_mib": peak,
             "rss_growth_percent": None if growth is None else round(growth, 2),
+            "rss_slope_mib_per_minute": None if slope is None else round(slope, 2),
             "passed": passed, "samples": self.samples,
         }
         return result
@@ -233,10 +248,12 @@ def markdown(result):
         f"- Command: `{result['command']}`",
         f"- CPU: {result['cpu']} ({result['cpus']} logical CPUs); loom {result['loom']}",
         f"- Result: **{'pass' if result['passed'] else 'FAIL'}** — errors "
-        f"{result['counts'].get('errors', 0)}, mismatches {result['mismatch_count']}, RSS "
-        f"{result['rss_after_warmup_mib']} MiB after warm-up -> {result['rss_final_mib']} MiB at "
-        f"the end ({result['rss_growth_percent']} %; peak {result['rss_peak_after_warmup_mib']} "
-        "MiB)",
+        f"{result['counts'].get('errors', 0)}, mismatches {result['mismatch_count']}, mean RSS "
+        f"{result['rss_first_window_mib']} MiB in the first window after warm-up -> "
+        f"{result['rss_last_window_mib']} MiB in the last ({result['rss_growth_percent']} %; "
+        f"{result['rss_window_samples']} samples each; slope "
+        f"{result['rss_slope_mib_per_minute']} MiB/min; peak "
+        f"{result['rss_peak_after_warmup_mib']} MiB)",
         "",
         "| kind | count |",
         "|---|---|",
