@@ -3,7 +3,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <stdexcept>
 #include <thread>
 
 #include "loom/errors.h"
