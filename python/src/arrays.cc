@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "bridge.h"
 #include "loom/errors.h"
@@ -129,7 +131,18 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
   }
   nb::ndarray<nb::ro> view;
   if (!nb::try_cast(array, view, /*convert=*/false)) {
-    throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " + DTypeText(array));
+    // Non-native byte order (">f4" read from a file, say): nanobind reads
+    // only native arrays, so NumPy swaps a copy first.
+    nb::object dtype = array.attr("dtype");
+    if (!nb::cast<bool>(dtype.attr("isnative")) &&
+        std::string_view("biuf").find(nb::cast<std::string>(dtype.attr("kind"))) !=
+            std::string_view::npos) {
+      array = array.attr("astype")(dtype.attr("newbyteorder")("="));
+    }
+    if (!nb::try_cast(array, view, /*convert=*/false)) {
+      throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " +
+                                 DTypeText(array));
+    }
   }
   const std::optional<DType> dtype = LoomDType(view.dtype());
   if (!dtype) {

@@ -235,8 +235,15 @@ nb::dict StatsToPython(const config::threading::PipelineDescription& d) {
 // (a data thread must not wait for a GIL that will never come back). The
 // registry holds weak references: another Python thread may drop the last
 // reference to an iterator while it is being closed here.
-std::mutex live_mutex;
-std::map<const void*, std::weak_ptr<data::Iterator>> live_iterators;
+// Never destroyed: an iterator may be dropped while the process exits.
+struct LiveIterators {
+  std::mutex mutex;
+  std::map<const void*, std::weak_ptr<data::Iterator>> map;
+};
+LiveIterators& Live() {
+  static auto* live = new LiveIterators;
+  return *live;
+}
 
 class PyIterator {
  public:
@@ -250,14 +257,14 @@ class PyIterator {
     // warn: without the GIL, warnings raised at the caller's line.
     iterator_ =
         RunReleased([&] { return std::make_shared<data::Iterator>(dataset.make_iterator()); });
-    std::lock_guard lock(live_mutex);
-    live_iterators[this] = iterator_;
+    std::lock_guard lock(Live().mutex);
+    Live().map[this] = iterator_;
   }
 
   ~PyIterator() {
     {
-      std::lock_guard lock(live_mutex);
-      live_iterators.erase(this);
+      std::lock_guard lock(Live().mutex);
+      Live().map.erase(this);
     }
     // Stopping the workers may wait for a map function that needs the GIL.
     // A closed iterator is dropped with the GIL held: its last Python
@@ -305,8 +312,8 @@ class PyIterator {
 void CloseAllIterators() {
   std::vector<std::shared_ptr<data::Iterator>> open;
   {
-    std::lock_guard lock(live_mutex);
-    for (const auto& [owner, weak] : live_iterators) {
+    std::lock_guard lock(Live().mutex);
+    for (const auto& [owner, weak] : Live().map) {
       if (auto iterator = weak.lock()) open.push_back(std::move(iterator));
     }
   }

@@ -52,7 +52,15 @@ def buffer_view(x):
     return np.frombuffer(x.tobytes(), dtype=x.dtype).reshape(x.shape)
 
 
+def big_endian(x):
+    """The same values stored big-endian (">f4", as read from some files)."""
+    out = x.astype(x.dtype.newbyteorder(">"))
+    assert not out.dtype.isnative
+    return out
+
+
 LAYOUTS = {
+    "big_endian": big_endian,
     "strided": wide_view,
     "fortran": fortran,
     "read_only": read_only,
@@ -87,6 +95,13 @@ def test_layout_of_an_int64_feed(layout, rng):
     fed_rows = rows if layout == "fortran" else LAYOUTS[layout](rows)
     _, _, picked = session.run(None, {"x": LAYOUTS[layout](x), "rows": fed_rows})
     np.testing.assert_array_equal(picked, x[rows])
+
+
+def test_big_endian_feeds_to_ops_and_ort_values(rng):
+    x = rng.standard_normal((3, 4)).astype(">f8")
+    np.testing.assert_array_equal(loom.ops.sqrt(np.abs(x)), np.sqrt(np.abs(x)).astype(np.float64))
+    value = loom.OrtValue.ortvalue_from_numpy(x)
+    np.testing.assert_array_equal(value.numpy(), x)
 
 
 def test_misaligned_float64_input():

@@ -8,6 +8,7 @@
 
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/errors.h"
+#include "loom/graph.h"
 #include "loom/memory.h"
 #include "loom/session.h"
 #include "runtime/testing/test_graphs.h"
@@ -213,6 +214,65 @@ TEST(ExecutorMemory, ARunPastTheProcessCapFailsAndTheSessionStaysUsable) {
     EXPECT_TRUE(Contains(error, "set LOOM_MAX_MEMORY to change it")) << error;
   }
   EXPECT_NO_THROW(session.run({{"x", x}}));
+}
+
+// x -> Relu -> Tile(x, repeats) -> Relu: the Tile's output has the static
+// shape [rows * repeat].
+Graph TiledGraph(int64_t rows, int64_t repeat) {
+  GraphBuilder b;
+  const std::string x = b.input("x", DType::kFloat32, {rows});
+  const std::string r = b.op("Relu", {x}, {}, "first");
+  const std::string repeats = b.constant(Tensor::from_vector<int64_t>(Shape({1}), {repeat}));
+  const std::string t = b.op("Tile", {r, repeats}, {}, "tile");
+  b.output(b.op("Relu", {t}, {}, "last"), "y");
+  return b.build();
+}
+
+TEST(ExecutorMemory, AStaticValuePastTheSessionsCapIsRefusedAtCreation) {
+  SessionOptions options;
+  options.max_memory_bytes = 1 << 20;
+  // 4 bytes * 1024 * 512 = 2 MiB for the Tile's output (and the last Relu's).
+  const std::string error =
+      RuntimeErrorOf([&] { Session session(TiledGraph(1024, 512), options); });
+  EXPECT_TRUE(Contains(error,
+                       "(output of node 'tile', Tile) is float32[524288]: 2097152 bytes, "
+                       "above the session's max_memory_bytes of 1048576"))
+      << error;
+  options.max_memory_bytes = 2 * (1 << 20);  // exactly enough for one value
+  EXPECT_NO_THROW(Session(TiledGraph(1024, 512), options));
+}
+
+TEST(ExecutorMemory, AStaticValuePastTheProcessCapIsRefusedAtCreation) {
+  detail::ScopedMemoryCapForTesting cap(tensor_bytes_in_use() + (1 << 20));
+  const std::string error = RuntimeErrorOf([&] { Session session(TiledGraph(1024, 1024)); });
+  EXPECT_TRUE(Contains(error, "is float32[1048576]: 4194304 bytes, above the memory cap of"))
+      << error;
+  EXPECT_TRUE(Contains(error, "set LOOM_MAX_MEMORY to change it")) << error;
+}
+
+TEST(ExecutorMemory, ASizeThatOverflowsIsRefusedAtCreation) {
+  const int64_t huge = int64_t{1} << 40;
+  GraphBuilder b;
+  const std::string x = b.input("x", DType::kFloat32, {huge, huge});
+  b.output(b.op("Relu", {x}, {}, "relu"), "y");
+  const std::string error = RuntimeErrorOf([&] { Session session(b.build()); });
+  EXPECT_TRUE(Contains(error, "is float32[1099511627776, 1099511627776]: more than 2^64 bytes"))
+      << error;
+}
+
+TEST(ExecutorMemory, SymbolicDimsAreLeftToTheRun) {
+  GraphBuilder b;
+  const std::string x = b.input("x", DType::kFloat32, {"N"});
+  const std::string repeats =
+      b.constant(Tensor::from_vector<int64_t>(Shape({1}), {int64_t{1} << 20}));
+  b.output(b.op("Tile", {x, repeats}, {}, "tile"), "y");
+  SessionOptions options;
+  options.max_memory_bytes = 1 << 20;
+  Session session(b.build(), options);  // the size depends on N: not refused here
+  const std::string error = RuntimeErrorOf([&] {
+    session.run({{"x", Tensor(DType::kFloat32, {1})}});
+  });
+  EXPECT_TRUE(Contains(error, "above the session's max_memory_bytes of 1048576")) << error;
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
 #include "loom/session.h"
 
 #include <set>
+#include <string>
 
 #include "graph/passes/passes.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/process_isa.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
+#include "loom/memory.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 #include "runtime/feed_check.h"
@@ -54,6 +56,41 @@ std::unique_ptr<threading::Runtime> MakePrivateRuntime(const SessionOptions& opt
   return std::make_unique<threading::Runtime>(settings, budget, "s" + id, "session " + id);
 }
 
+// Refuses, before anything runs, a graph with a value whose static shape
+// needs more bytes than a run may ever hold: the session's cap
+// (max_memory_bytes) or the process's (memory_cap()). Values with symbolic
+// dims are left to the allocator's check at run time.
+void CheckStaticSizes(const Graph& graph, int64_t session_cap) {
+  const MemoryCap process = memory_cap();
+  auto check = [&](const std::string& value, const TensorType& type) {
+    if (!type.shape) return;
+    uint64_t bytes = dtype_size(type.dtype);
+    bool overflow = false;
+    for (const Dim& dim : *type.shape) {
+      if (!dim.is_known()) return;
+      overflow =
+          overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim.size()), &bytes);
+    }
+    const bool over_session =
+        session_cap > 0 && (overflow || bytes > static_cast<uint64_t>(session_cap));
+    const bool over_process = overflow || bytes > static_cast<uint64_t>(process.bytes);
+    if (!over_session && !over_process) return;
+    const Node* producer = graph.producer_of(value);
+    const std::string size = overflow ? "more than 2^64 bytes" : std::to_string(bytes) + " bytes";
+    throw RuntimeError(
+        "Session: value '" + value + "'" +
+        (producer != nullptr
+             ? " (output of node '" + producer->name + "', " + producer->op_type + ")"
+             : "") +
+        " is " + type.to_string() + ": " + size + ", above " +
+        (over_session ? "the session's max_memory_bytes of " + std::to_string(session_cap)
+                      : "the memory cap of " + std::to_string(process.bytes) + " bytes (" +
+                            process.source + "; set LOOM_MAX_MEMORY to change it)"));
+  };
+  for (const auto& [value, type] : graph.value_types) check(value, type);
+  for (const ValueInfo& output : graph.outputs) check(output.name, output.type);
+}
+
 }  // namespace
 
 struct Session::Impl {
@@ -97,6 +134,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
   };
   graph::OptimizeGraph(graph, optimization);
   verify_graph(graph);
+  CheckStaticSizes(graph, options.max_memory_bytes);
   impl_->graph = std::move(graph);
   impl_->plan = std::make_shared<runtime::ExecutionPlan>(impl_->graph, isa);
 

@@ -21,9 +21,16 @@ constexpr char kVariable[] = "LOOM_MAX_MEMORY";
 
 // Resolved once; 0 = not yet. The source is written before the bytes are
 // published (release) and read after them (acquire).
+// The atomics are constant-initialized; the source is built on first use
+// (and never destroyed) because tensors are made during other files' static
+// initialization and by threads still running at exit.
 std::atomic<int64_t> cap_bytes{0};
-std::string cap_source;  // guarded by Mutex() while cap_bytes is 0
 std::atomic<int64_t> in_use{0};
+
+std::string& CapSource() {  // guarded by Mutex() while cap_bytes is 0
+  static auto* source = new std::string;
+  return *source;
+}
 
 std::mutex& Mutex() {
   static std::mutex mutex;
@@ -73,7 +80,7 @@ int64_t ResolveCap() {
       source = "none (the machine's memory could not be read)";
     }
   }
-  cap_source = source;
+  CapSource() = source;
   cap_bytes.store(bytes, std::memory_order_release);
   return bytes;
 }
@@ -87,7 +94,7 @@ int64_t Cap() {
 
 MemoryCap memory_cap() {
   const int64_t bytes = Cap();
-  return {bytes, cap_source};
+  return {bytes, CapSource()};
 }
 
 int64_t tensor_bytes_in_use() { return in_use.load(std::memory_order_relaxed); }
@@ -104,8 +111,8 @@ void ReserveTensorBytes(size_t bytes) {
     in_use.fetch_sub(amount, std::memory_order_relaxed);
     throw RuntimeError("cannot allocate a tensor of " + Readable(amount) +
                        ": the process's tensors would hold " + Readable(after) +
-                       ", above the memory cap of " + Readable(cap) + " (" + cap_source + "; set " +
-                       kVariable + " to change it)");
+                       ", above the memory cap of " + Readable(cap) + " (" + CapSource() +
+                       "; set " + kVariable + " to change it)");
   }
 }
 
@@ -114,15 +121,15 @@ void ReleaseTensorBytes(size_t bytes) noexcept {
 }
 
 ScopedMemoryCapForTesting::ScopedMemoryCapForTesting(int64_t bytes)
-    : previous_bytes_(Cap()), previous_source_(cap_source) {
+    : previous_bytes_(Cap()), previous_source_(CapSource()) {
   std::lock_guard lock(Mutex());
-  cap_source = "test cap";
+  CapSource() = "test cap";
   cap_bytes.store(bytes, std::memory_order_release);
 }
 
 ScopedMemoryCapForTesting::~ScopedMemoryCapForTesting() {
   std::lock_guard lock(Mutex());
-  cap_source = previous_source_;
+  CapSource() = previous_source_;
   cap_bytes.store(previous_bytes_, std::memory_order_release);
 }
 
