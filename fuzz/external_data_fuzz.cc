@@ -49,7 +49,8 @@ std::string Pattern(size_t size, int seed) {
 }
 
 void Write(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 void MakeFolder() {
@@ -68,8 +69,8 @@ void MakeFolder() {
   fs::create_symlink(root + "/outside.bin", folder + "/link_out");
   fs::create_symlink("loop", folder + "/loop");
   mkfifo((folder + "/fifo").c_str(), 0600);
-  contents = {{"w.bin", Pattern(256, 3)},     {"./w.bin", Pattern(256, 3)},
-              {"link_in", Pattern(256, 3)},   {"sub/w.bin", Pattern(64, 101)},
+  contents = {{"w.bin", Pattern(256, 3)},       {"./w.bin", Pattern(256, 3)},
+              {"link_in", Pattern(256, 3)},     {"sub/w.bin", Pattern(64, 101)},
               {"sub//w.bin", Pattern(64, 101)}, {"empty.bin", ""}};
 }
 
@@ -93,15 +94,30 @@ const std::string kLocations[] = {"w.bin",
                                   "/etc/hostname",
                                   "/proc/self/mem",
                                   "sub"};
-const char* const kNumbers[] = {"0",   "8",   "16",  "64",   "255",  "256",  "257",
-                                "-1",  "1e3", " 8",  "8 ",   "+8",   "0x10", "",
-                                "4294967296", "9223372036854775807", "9223372036854775808",
-                                "18446744073709551615", "-9223372036854775808"};
+const char* const kNumbers[] = {"0",
+                                "8",
+                                "16",
+                                "64",
+                                "255",
+                                "256",
+                                "257",
+                                "-1",
+                                "1e3",
+                                " 8",
+                                "8 ",
+                                "+8",
+                                "0x10",
+                                "",
+                                "4294967296",
+                                "9223372036854775807",
+                                "9223372036854775808",
+                                "18446744073709551615",
+                                "-9223372036854775808"};
 const char* const kKeys[] = {"location", "offset", "length", "checksum", "basepath", "LOCATION"};
-const int32_t kTypes[] = {onnx::TensorProto::FLOAT,  onnx::TensorProto::UINT8,
-                          onnx::TensorProto::INT64,  onnx::TensorProto::FLOAT16,
-                          onnx::TensorProto::DOUBLE, onnx::TensorProto::INT32,
-                          onnx::TensorProto::BOOL,   onnx::TensorProto::STRING,
+const int32_t kTypes[] = {onnx::TensorProto::FLOAT,     onnx::TensorProto::UINT8,
+                          onnx::TensorProto::INT64,     onnx::TensorProto::FLOAT16,
+                          onnx::TensorProto::DOUBLE,    onnx::TensorProto::INT32,
+                          onnx::TensorProto::BOOL,      onnx::TensorProto::STRING,
                           onnx::TensorProto::UNDEFINED, 99};
 
 }  // namespace
@@ -198,7 +214,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Expected& record = expected[i];
     const auto file = contents.find(record.location);
     if (file == contents.end()) {
-      std::fprintf(stderr, "external_data_fuzz: '%s' was read, but it is not a file in the folder\n",
+      std::fprintf(stderr,
+                   "external_data_fuzz: '%s' was read, but it is not a file in the folder\n",
                    record.location.c_str());
       std::abort();
     }

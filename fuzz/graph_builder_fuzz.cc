@@ -160,8 +160,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       loom::load_onnx_model_from_bytes(onnx, "", "roundtrip.onnx");
     } catch (const loom::Error& error) {
-      Fail(std::string("a built graph written as ONNX does not load back: ") + error.what() +
-           "\n" + graph.to_string());
+      Fail(std::string("a built graph written as ONNX does not load back: ") + error.what() + "\n" +
+           graph.to_string());
     }
 
     loom::SessionOptions options;
