@@ -140,8 +140,7 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
       array = array.attr("astype")(dtype.attr("newbyteorder")("="));
     }
     if (!nb::try_cast(array, view, /*convert=*/false)) {
-      throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " +
-                                 DTypeText(array));
+      throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " + DTypeText(array));
     }
   }
   const std::optional<DType> dtype = LoomDType(view.dtype());
