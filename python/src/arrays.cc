@@ -104,14 +104,14 @@ SharedPyObject SharePyObject(nb::handle object) {
   });
 }
 
-namespace {
-
 // Deliberately never released: a static nb::object would be decref'ed after
 // the interpreter is gone, at process exit.
 nb::handle NumPy() {
   static PyObject* numpy = nb::module_::import_("numpy").release().ptr();
   return numpy;
 }
+
+namespace {
 
 // str(array.dtype). The attribute goes through nb::object first: nb::str
 // built straight from the accessor borrows the dtype object as if it were a
@@ -126,9 +126,10 @@ std::string DTypeText(nb::handle array) {
 Tensor TensorFromPython(nb::handle object, const std::string& what) {
   nb::object array = nb::borrow(object);
   if (!nb::isinstance(array, NumPy().attr("ndarray"))) array = NumPy().attr("asarray")(array);
-  if (DTypeText(array) == "bfloat16") {  // an ml_dtypes array
-    throw InvalidArgumentError(what + ": dtype bfloat16 is not supported here: " + kNoBFloat16);
-  }
+  // str(dtype) runs NumPy's Python code (~7 µs a call, more than the rest
+  // of a small run's conversions), so the dtype is named only on the way to
+  // an error. An ml_dtypes bfloat16 array gets there: neither the buffer
+  // protocol nor DLPack exports it.
   nb::ndarray<nb::ro> view;
   if (!nb::try_cast(array, view, /*convert=*/false)) {
     // Non-native byte order (">f4" read from a file, say): nanobind reads
@@ -140,7 +141,11 @@ Tensor TensorFromPython(nb::handle object, const std::string& what) {
       array = array.attr("astype")(dtype.attr("newbyteorder")("="));
     }
     if (!nb::try_cast(array, view, /*convert=*/false)) {
-      throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " + DTypeText(array));
+      const std::string name = DTypeText(array);
+      if (name == "bfloat16") {
+        throw InvalidArgumentError(what + ": dtype bfloat16 is not supported here: " + kNoBFloat16);
+      }
+      throw InvalidArgumentError(what + ": cannot read a NumPy array of dtype " + name);
     }
   }
   const std::optional<DType> dtype = LoomDType(view.dtype());

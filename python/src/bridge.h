@@ -31,6 +31,9 @@ namespace nb = nanobind;
 // clear InvalidArgumentError: Loom does not depend on ml_dtypes.
 Tensor TensorFromPython(nb::handle array, const std::string& what);
 
+// The numpy module, imported once (an import per call costs ~1 µs).
+nb::handle NumPy();
+
 // As TensorFromPython, except that a Python int, float or bool takes
 // `like`'s dtype, as NumPy treats Python scalars (NEP 50): add(x_f32, 2.0)
 // stays float32. A float next to an integer tensor stays float64.

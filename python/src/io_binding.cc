@@ -7,8 +7,6 @@
 namespace loom::python {
 namespace {
 
-nb::module_ Numpy() { return nb::module_::import_("numpy"); }
-
 // ONNX's TensorProto element types by NumPy dtype name, with ONNX
 // Runtime's type strings.
 struct ElementType {
@@ -59,7 +57,7 @@ nb::object ShapeTuple(nb::handle shape, const char* what) {
 nb::object AsArray(nb::handle value, const char* what) {
   OrtValue* ort_value = nullptr;
   if (nb::try_cast(value, ort_value) && ort_value != nullptr) return ort_value->array;
-  if (nb::isinstance(value, Numpy().attr("ndarray"))) return nb::borrow(value);
+  if (nb::isinstance(value, NumPy().attr("ndarray"))) return nb::borrow(value);
   throw nb::type_error((std::string(what) + ": expected a numpy.ndarray or loom.OrtValue, got " +
                         nb::cast<std::string>(nb::repr(value.type())))
                            .c_str());
@@ -69,7 +67,7 @@ nb::object AsArray(nb::handle value, const char* what) {
 // ONNX Runtime).
 nb::object ArrayAt(nb::handle element_type, nb::handle shape, nb::handle buffer_ptr,
                    const char* what) {
-  nb::module_ numpy = Numpy();
+  nb::handle numpy = NumPy();
   nb::object dtype = numpy.attr("dtype")(element_type);
   nb::object dims = ShapeTuple(shape, what);
   // Python's exact product: a size NumPy's int64 product would wrap is
@@ -152,7 +150,7 @@ void IoBinding::Run(nb::handle session, nb::handle run_options) {
                              nb::cast<std::string>(nb::repr(buffer.attr("shape"))))
                                 .c_str());
     }
-    Numpy().attr("copyto")(buffer, result);
+    NumPy().attr("copyto")(buffer, result);
     filled.push_back(buffer);
   }
   results_ = std::move(filled);
@@ -201,7 +199,7 @@ void BindIoBinding(nb::module_& m) {
           "ortvalue_from_shape_and_type",
           [](nb::handle shape, nb::handle element_type, nb::handle device_type, int) {
             CheckCpu(device_type, "OrtValue.ortvalue_from_shape_and_type");
-            return OrtValue{Numpy().attr("zeros")(
+            return OrtValue{NumPy().attr("zeros")(
                 ShapeTuple(shape, "OrtValue.ortvalue_from_shape_and_type"), element_type)};
           },
           nb::arg("shape"), nb::arg("element_type"), nb::arg("device_type") = "cpu",
@@ -228,7 +226,7 @@ void BindIoBinding(nb::module_& m) {
       .def("is_tensor_sequence", [](const OrtValue&) { return false; })
       .def(
           "update_inplace",
-          [](OrtValue& value, nb::handle array) { Numpy().attr("copyto")(value.array, array); },
+          [](OrtValue& value, nb::handle array) { NumPy().attr("copyto")(value.array, array); },
           nb::arg("np_arr"))
       .def("__repr__", [](const OrtValue& value) {
         return "OrtValue(" + nb::cast<std::string>(nb::repr(value.array)) + ")";

@@ -412,7 +412,7 @@ class InferenceSession {
   // input's declared type, as ONNX Runtime converts it (NumPy alone would
   // make float64 of [1.0, 2.0]); arrays pass through unchanged.
   nb::object AsInputArray(const std::string& name, nb::handle value) const {
-    nb::module_ numpy = nb::module_::import_("numpy");
+    nb::handle numpy = NumPy();
     if (nb::isinstance(value, numpy.attr("ndarray"))) return nb::borrow(value);
     for (const ValueInfo& input : session_->inputs()) {
       if (input.name == name && input.type.dtype != DType::kBFloat16) {  // NumPy has none

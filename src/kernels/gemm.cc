@@ -299,22 +299,27 @@ void CheckPacked(const PackedGemmMatrix* packed, bool want_a, int64_t rows, int6
   }
 }
 
-// One row of A: rows of B in fixed units of kGemvRowsPerUnit, each summed
-// into its own partial row, then the partials added in unit order, column
-// chunk by chunk: the same sums in the same order whatever the thread
-// count. C already holds beta * C + bias.
+// One row of A: rows of B in units of at most kGemvRowsPerUnit, evened out
+// (k = 784 runs as 4 x 196, not 3 x 256 + 16, which gave one of two
+// threads 512 rows and the other 272), each summed into its own partial
+// row, then the partials added in unit order, column chunk by chunk. The
+// units depend on k alone: the same sums in the same order whatever the
+// thread count. C already holds beta * C + bias.
 constexpr int64_t kGemvRowsPerUnit = 256;
 constexpr int64_t kGemvColsPerChunk = 256;
 
 void RunGemv(const GemmArgs& g, GemvRowsKernel gemv_rows, threading::ThreadPool* pool) {
-  const int64_t units = CeilDiv(g.k, kGemvRowsPerUnit);
+  // Rows per unit: a multiple of 4 (the kernels' rows per sweep) unless k is smaller.
+  const int64_t rows_per_unit =
+      std::min(g.k, CeilDiv(CeilDiv(g.k, CeilDiv(g.k, kGemvRowsPerUnit)), 4) * 4);
+  const int64_t units = CeilDiv(g.k, rows_per_unit);
   PackingScratch scratch;
   float* partials = scratch.Get(0, static_cast<size_t>(units * g.n));
-  threading::ParallelFor(pool, units, 4.0 * kGemvRowsPerUnit * g.n / kStreamBytesPerNs,
+  threading::ParallelFor(pool, units, 4.0 * rows_per_unit * g.n / kStreamBytesPerNs,
                          [&](int64_t begin, int64_t end) {
                            for (int64_t u = begin; u < end; ++u) {
-                             const int64_t p0 = u * kGemvRowsPerUnit;
-                             const int64_t p1 = std::min(g.k, p0 + kGemvRowsPerUnit);
+                             const int64_t p0 = u * rows_per_unit;
+                             const int64_t p1 = std::min(g.k, p0 + rows_per_unit);
                              gemv_rows(g.a, g.b, g.ldb, p0, p1, g.n, partials + u * g.n);
                            }
                          });

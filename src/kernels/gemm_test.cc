@@ -137,9 +137,13 @@ TEST(Gemm, SkinnyShapesMatchReference) {
       ExpectMatchesReference({m, 600, 300, false, false, 1, 0, true}, isa, pool.get());
       ExpectMatchesReference({m, 77, 129, true, false, 0.5f, 1, false}, isa, pool.get());
     }
-    // One row: the row-streaming GEMV (AVX-512) sums units of 256 rows of B
-    // (here 4, the last partial) and n = 1030 ends in a masked tail.
+    // One row: the row-streaming GEMV sums units of at most 256 rows of B,
+    // evened out (k = 1000: 3 x 252 + 244; 784: 4 x 196; 257: 132 + 125)
+    // and n = 1030 ends in a masked tail.
     ExpectMatchesReference({1, 1030, 1000, false, false, 0.5f, 1, true}, isa, pool.get());
+    ExpectMatchesReference({1, 1024, 784, false, false, 1, 0, true}, isa, pool.get());
+    ExpectMatchesReference({1, 33, 257, false, false, 1, 0.5f, true}, isa, pool.get());
+    ExpectMatchesReference({1, 9, 1, false, false, 1, 0, true}, isa, pool.get());
     ExpectMatchesReference({1, 5, 3, false, false, 1, 0, true}, isa, pool.get());
   }
 }
@@ -164,7 +168,9 @@ TEST(Gemm, BitExactAcrossThreadCounts) {
   // element is accumulated in the same order whatever the thread count.
   const std::vector<Problem> problems = {{67, 91, 530, false, false, 1, 0, true},
                                          {9, 700, 300, false, false, 1, 0, true},
-                                         {1, 1030, 1000, false, false, 1, 1, true}};
+                                         {1, 1030, 1000, false, false, 1, 1, true},
+                                         {1, 1024, 784, false, false, 1, 0, true},
+                                         {1, 70, 257, false, false, 1, 0, true}};
   for (const Problem& p : problems) {
     for (Isa isa : SupportedIsas()) {
       std::vector<float> first;
