@@ -216,7 +216,7 @@ TEST(ExecutorMemory, ARunPastTheProcessCapFailsAndTheSessionStaysUsable) {
   EXPECT_NO_THROW(session.run({{"x", x}}));
 }
 
-// x -> Relu -> Tile(x, repeats) -> Relu: the Tile's output has the static
+// x -> Relu -> Tile(by repeats) -> Relu: the Tile's output has the static
 // shape [rows * repeat].
 Graph TiledGraph(int64_t rows, int64_t repeat) {
   GraphBuilder b;
