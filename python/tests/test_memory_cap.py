@@ -23,6 +23,16 @@ def expand_model(rows, cols):
         initializers=[shape]).SerializeToString()
 
 
+def fed_expand_model():
+    """y = Expand(x[1], shape) with the shape fed at run time: the output's
+    size is unknown until then."""
+    return make_model(
+        [helper.make_node("Expand", ["x", "shape"], ["y"])],
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1]),
+         helper.make_tensor_value_info("shape", onnx.TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["r", "c"])]).SerializeToString()
+
+
 def test_session_max_memory_bytes_caps_each_run():
     so = loom.SessionOptions()
     assert so.max_memory_bytes == 0
@@ -31,11 +41,18 @@ def test_session_max_memory_bytes_caps_each_run():
     x = np.ones(1, np.float32)
     small = loom.InferenceSession(expand_model(16, 1024), so)  # 64 KiB
     assert small.run(None, {"x": x})[0].shape == (16, 1024)
-    big = loom.InferenceSession(expand_model(1024, 1024), so)  # 4 MiB
+    # A static 4 MiB value: refused when the session is made.
+    with pytest.raises(loom.errors.RuntimeError,
+                       match=r"value 'y' \(output of node '.*', Expand\) is float32\[1024, 1024\]: "
+                             r"4194304 bytes, above the session's max_memory_bytes of 1048576"):
+        loom.InferenceSession(expand_model(1024, 1024), so)
+    # A size known only at run time: refused by the run's allocator.
+    fed = loom.InferenceSession(fed_expand_model(), so)
+    assert fed.run(None, {"x": x, "shape": np.array([16, 1024])})[0].shape == (16, 1024)
     with pytest.raises(loom.errors.RuntimeError,
                        match="above the session's max_memory_bytes of 1048576"):
-        big.run(None, {"x": x})
-    assert big.get_session_options().max_memory_bytes == 1 << 20
+        fed.run(None, {"x": x, "shape": np.array([1024, 1024])})
+    assert fed.get_session_options().max_memory_bytes == 1 << 20
 
 
 @pytest.mark.parametrize("value, error", [(-1, ValueError), ("1", TypeError),
@@ -49,20 +66,30 @@ def test_session_max_memory_bytes_refuses_bad_values(value, error):
 
 def test_an_absurd_tensor_is_an_error_not_an_out_of_memory_kill(tmp_path):
     # 100,000 x 100,000 float32 = 40 GB: far above the cap, refused before
-    # allocating; the process goes on and exits normally.
-    model = tmp_path / "huge.onnx"
-    model.write_bytes(expand_model(100_000, 100_000))
+    # allocating (when the session is made if the shape is static, by the
+    # allocator if it is fed); the process goes on and exits normally.
+    static = tmp_path / "huge.onnx"
+    static.write_bytes(expand_model(100_000, 100_000))
+    fed = tmp_path / "fed.onnx"
+    fed.write_bytes(fed_expand_model())
     result = run_python(f"""
         import numpy as np, loom
-        sess = loom.InferenceSession({str(model)!r})
         try:
-            sess.run(None, {{"x": np.ones(1, np.float32)}})
+            loom.InferenceSession({str(static)!r})
         except loom.errors.RuntimeError as error:
-            print("refused:", error)
+            print("refused at creation:", error)
+        sess = loom.InferenceSession({str(fed)!r})
+        try:
+            sess.run(None, {{"x": np.ones(1, np.float32), "shape": np.array([100_000, 100_000])}})
+        except loom.errors.RuntimeError as error:
+            print("refused at run:", error)
         print("still here")
         """, env={"LOOM_MAX_MEMORY": "256M"})
     assert result.returncode == 0, result.stderr
-    assert "refused: node" in result.stdout
+    assert ("refused at creation: Session: value 'y' (output of node 'Expand_0', Expand) is "
+            "float32[100000, 100000]: 40000000000 bytes, above the memory cap of 268435456 bytes "
+            "(LOOM_MAX_MEMORY=256M") in result.stdout
+    assert "refused at run: node" in result.stdout
     assert "cannot allocate a tensor of 37.25 GiB" in result.stdout
     assert "above the memory cap of 256.0 MiB (LOOM_MAX_MEMORY=256M" in result.stdout
     assert "still here" in result.stdout
