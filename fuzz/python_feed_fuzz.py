@@ -76,6 +76,9 @@ def make_array(b):
             array = np.frombuffer(bytearray(raw), dtype=dtype, count=count).reshape(shape)
         if dtype.kind == "b":
             array = array.view(np.uint8).__and__(1).astype(bool).reshape(shape)
+        if dtype.kind == "U":  # code points NumPy can turn into str (tolist)
+            codes = np.frombuffer(array.tobytes(), dtype=np.uint32) & 0x7F
+            array = codes.view(dtype).reshape(shape)
     for _ in range(b.next() % 5):
         if type(array) is not np.ndarray:
             break  # lists, scalars, matrix and masked arrays: the last change

@@ -1,6 +1,12 @@
 // NumPy <-> loom::Tensor without copies where the memory allows it.
 #include <nanobind/ndarray.h>
 
+// Outputs become arrays through NumPy's C API (this file only): nanobind's
+// export goes through numpy.array(...) on a buffer-protocol object, ~1 µs
+// more per output.
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#include <numpy/arrayobject.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -46,43 +52,6 @@ std::optional<DType> LoomDType(nb::dlpack::dtype dtype) {
 constexpr const char* kNoBFloat16 =
     "NumPy has no bfloat16 dtype and Loom does not depend on ml_dtypes; use float32 at the "
     "model's edges (a Cast to or from bfloat16 inside the model)";
-
-nb::dlpack::dtype DlpackDType(DType dtype, const std::string& what) {
-  using Code = nb::dlpack::dtype_code;
-  auto make = [](Code code, int bits) {
-    return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
-  };
-  switch (dtype) {
-    case DType::kFloat32:
-      return make(Code::Float, 32);
-    case DType::kFloat64:
-      return make(Code::Float, 64);
-    case DType::kFloat16:
-      return make(Code::Float, 16);
-    case DType::kInt8:
-      return make(Code::Int, 8);
-    case DType::kUInt8:
-      return make(Code::UInt, 8);
-    case DType::kInt32:
-      return make(Code::Int, 32);
-    case DType::kInt64:
-      return make(Code::Int, 64);
-    case DType::kBool:
-      return make(Code::Bool, 8);
-    case DType::kUInt16:
-      return make(Code::UInt, 16);
-    case DType::kUInt32:
-      return make(Code::UInt, 32);
-    case DType::kUInt64:
-      return make(Code::UInt, 64);
-    case DType::kInt16:
-      return make(Code::Int, 16);
-    case DType::kBFloat16:
-      throw InvalidArgumentError(
-          what + " has dtype bfloat16, which cannot become a NumPy array: " + kNoBFloat16);
-  }
-  throw RuntimeError("unknown Loom dtype");
-}
 
 bool IsCContiguous(const nb::ndarray<nb::ro>& array) {
   int64_t expected = 1;
@@ -181,16 +150,79 @@ Tensor TensorFromPythonLike(nb::handle value, const Tensor& like, const std::str
   return TensorFromPython(scalar, what);
 }
 
+namespace {
+
+// NumPy's type number for a Loom dtype (bfloat16 has none).
+int NumPyType(DType dtype, const std::string& what) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return NPY_FLOAT32;
+    case DType::kFloat64:
+      return NPY_FLOAT64;
+    case DType::kFloat16:
+      return NPY_FLOAT16;
+    case DType::kInt8:
+      return NPY_INT8;
+    case DType::kUInt8:
+      return NPY_UINT8;
+    case DType::kInt16:
+      return NPY_INT16;
+    case DType::kUInt16:
+      return NPY_UINT16;
+    case DType::kInt32:
+      return NPY_INT32;
+    case DType::kUInt32:
+      return NPY_UINT32;
+    case DType::kInt64:
+      return NPY_INT64;
+    case DType::kUInt64:
+      return NPY_UINT64;
+    case DType::kBool:
+      return NPY_BOOL;
+    case DType::kBFloat16:
+      throw InvalidArgumentError(
+          what + " has dtype bfloat16, which cannot become a NumPy array: " + kNoBFloat16);
+  }
+  throw RuntimeError("unknown Loom dtype");
+}
+
+// NumPy's C API table, loaded once (under the GIL, which every caller holds).
+void LoadNumPyApi() {
+  static const bool loaded = [] {
+    NumPy();  // imported the usual way first
+    if (_import_array() < 0) throw nb::python_error();
+    return true;
+  }();
+  (void)loaded;
+}
+
+}  // namespace
+
 nb::object ArrayFromTensor(Tensor tensor, const std::string& what) {
-  std::vector<size_t> shape(tensor.shape().dims().begin(), tensor.shape().dims().end());
-  const nb::dlpack::dtype dtype = DlpackDType(tensor.dtype(), what);
-  auto* holder = new Tensor(std::move(tensor));
+  const int type = NumPyType(tensor.dtype(), what);
+  const std::vector<int64_t>& dims = tensor.shape().dims();
+  if (dims.size() > NPY_MAXDIMS) {
+    throw InvalidArgumentError(what + " has rank " + std::to_string(dims.size()) +
+                               ", more than NumPy's " + std::to_string(NPY_MAXDIMS));
+  }
+  LoadNumPyApi();
+  const int rank = static_cast<int>(dims.size());
+  npy_intp shape[NPY_MAXDIMS];
+  for (int axis = 0; axis < rank; ++axis) shape[axis] = static_cast<npy_intp>(dims[axis]);
+  auto* holder = new Tensor(std::move(tensor));  // `dims` is gone from here on
   nb::capsule owner(holder, [](void* pointer) noexcept { delete static_cast<Tensor*>(pointer); });
   // NumPy wants a non-null pointer even for zero elements.
   static int64_t empty_data = 0;
   void* data = holder->raw_data() != nullptr ? holder->raw_data() : &empty_data;
-  nb::ndarray<nb::numpy> array(data, shape.size(), shape.data(), owner, nullptr, dtype);
-  return array.cast();
+  PyObject* array =
+      PyArray_New(&PyArray_Type, rank, shape, type, nullptr, data, 0, NPY_ARRAY_CARRAY, nullptr);
+  if (array == nullptr) throw nb::python_error();
+  nb::object result = nb::steal(array);
+  // The array keeps the tensor alive; SetBaseObject takes the reference.
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), owner.release().ptr()) < 0) {
+    throw nb::python_error();
+  }
+  return result;
 }
 
 Tensor Unaliased(Tensor output, const std::vector<const Tensor*>& inputs) {
