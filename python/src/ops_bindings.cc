@@ -73,7 +73,7 @@ void DefBinary(nb::module_& m, const char* name, const char* doc) {
 }
 
 DType DTypeFromPython(nb::handle dtype) {
-  nb::object numpy_dtype = nb::module_::import_("numpy").attr("dtype")(dtype);
+  nb::object numpy_dtype = NumPy().attr("dtype")(dtype);
   const std::string name = nb::str(numpy_dtype.attr("name")).c_str();
   if (name == "bfloat16") {
     throw InvalidArgumentError(

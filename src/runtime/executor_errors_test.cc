@@ -256,7 +256,7 @@ TEST(ExecutorMemory, ASizeThatOverflowsIsRefusedAtCreation) {
   const std::string x = b.input("x", DType::kFloat32, {huge, huge});
   b.output(b.op("Relu", {x}, {}, "relu"), "y");
   const std::string error = RuntimeErrorOf([&] { Session session(b.build()); });
-  EXPECT_TRUE(Contains(error, "is float32[1099511627776, 1099511627776]: more than 2^64 bytes"))
+  EXPECT_TRUE(Contains(error, "is float32[1099511627776, 1099511627776]: more than 2^63 bytes"))
       << error;
 }
 

@@ -1,8 +1,11 @@
 #include "loom/session.h"
 
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "base/int_math.h"
 #include "graph/passes/passes.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/process_isa.h"
@@ -64,19 +67,20 @@ void CheckStaticSizes(const Graph& graph, int64_t session_cap) {
   const MemoryCap process = memory_cap();
   auto check = [&](const std::string& value, const TensorType& type) {
     if (!type.shape) return;
-    uint64_t bytes = dtype_size(type.dtype);
-    bool overflow = false;
+    std::vector<int64_t> factors{static_cast<int64_t>(dtype_size(type.dtype))};
     for (const Dim& dim : *type.shape) {
       if (!dim.is_known()) return;
-      overflow =
-          overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim.size()), &bytes);
+      factors.push_back(dim.size());
     }
+    const std::optional<int64_t> product = base::CheckedProduct(factors);
+    const bool overflow = !product;
+    const uint64_t bytes = overflow ? 0 : static_cast<uint64_t>(*product);
     const bool over_session =
         session_cap > 0 && (overflow || bytes > static_cast<uint64_t>(session_cap));
     const bool over_process = overflow || bytes > static_cast<uint64_t>(process.bytes);
     if (!over_session && !over_process) return;
     const Node* producer = graph.producer_of(value);
-    const std::string size = overflow ? "more than 2^64 bytes" : std::to_string(bytes) + " bytes";
+    const std::string size = overflow ? "more than 2^63 bytes" : std::to_string(bytes) + " bytes";
     throw RuntimeError(
         "Session: value '" + value + "'" +
         (producer != nullptr
