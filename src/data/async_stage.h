@@ -7,7 +7,11 @@
 //  - Pool tasks take a CPU-budget token, claim one element (pull its input
 //    under input_mutex_, then compute it), and loop while there is room;
 //    a task that finds no token or no room exits, so no pool thread ever
-//    sits idle-blocked inside a stage.
+//    sits idle-blocked inside a stage. A task that computed something tops
+//    up every stage of the pipeline when it exits (its token is free now),
+//    so a stage whose task found no token resumes without waiting for the
+//    consumer; a task that got no token tops up nothing, so tasks cannot
+//    keep rescheduling one another without doing work.
 //  - A thread that needs an element (the consumer, or a downstream stage's
 //    worker pulling its input) waits only while some thread is actively
 //    computing for this stage. When nothing is in flight it computes the
@@ -65,6 +69,7 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   std::optional<Element> GetNext() override;
   PipelineStageDescription Describe() const override;
   void WakeAll() override;
+  void TopUp() override;
 
  private:
   struct Slot {

@@ -30,6 +30,11 @@ void PipelineContext::RemoveStage(AsyncStageBase* stage) {
   stages_.erase(std::remove(stages_.begin(), stages_.end(), stage), stages_.end());
 }
 
+void PipelineContext::TopUpStages() {
+  std::lock_guard lock(stages_mutex_);
+  for (AsyncStageBase* stage : stages_) stage->TopUp();
+}
+
 std::vector<PipelineStageDescription> PipelineContext::DescribeStages() const {
   std::lock_guard lock(stages_mutex_);
   std::vector<PipelineStageDescription> out;

@@ -45,6 +45,10 @@ class AsyncStageBase {
   virtual PipelineStageDescription Describe() const = 0;
   // Wakes every thread waiting inside this stage (cancellation).
   virtual void WakeAll() = 0;
+  // Schedules pool tasks for the work the stage has room for. Called when a
+  // token of the pipeline's budget came back: a stage whose task found none
+  // free had exited and would otherwise wait for the consumer's next call.
+  virtual void TopUp() = 0;
 };
 
 // State shared by every stage of one iterator.
@@ -65,6 +69,8 @@ class PipelineContext {
 
   void AddStage(AsyncStageBase* stage);
   void RemoveStage(AsyncStageBase* stage);
+  // TopUp() on every stage (lock order: the stage list, then a stage).
+  void TopUpStages();
   std::vector<PipelineStageDescription> DescribeStages() const;
 
   // Calls a user function (map, filter, generator...) under the pipeline's
