@@ -144,14 +144,19 @@ int ThreadPool::ScheduleHelpers(int count, const Task& task, WakePlacement place
   const int self = CurrentWorkerIndex();
   const uint32_t start = next_worker_.fetch_add(1, std::memory_order_relaxed);
   std::vector<int> chosen;
-  // First pass takes idle workers, second pass busy ones: an idle worker
-  // starts at once, a busy one only helps if it frees up in time.
+  std::vector<char> taken(static_cast<size_t>(n), 0);
+  // First pass takes idle workers, second pass any other one: an idle
+  // worker starts at once, a busy one only helps if it frees up in time.
+  // (The second pass does not re-read the state: a worker that went idle
+  // between the passes was skipped by both, and the count came up short.)
   for (int pass = 0; pass < 2 && static_cast<int>(chosen.size()) < count; ++pass) {
     for (int k = 0; k < n && static_cast<int>(chosen.size()) < count; ++k) {
       int i = static_cast<int>((start + k) % n);
-      if (i == self) continue;
-      bool idle = workers_[i]->state.load(std::memory_order_relaxed) != kBusy;
-      if (idle == (pass == 0)) chosen.push_back(i);
+      if (i == self || taken[static_cast<size_t>(i)]) continue;
+      if (pass == 1 || workers_[i]->state.load(std::memory_order_relaxed) != kBusy) {
+        taken[static_cast<size_t>(i)] = 1;
+        chosen.push_back(i);
+      }
     }
   }
   for (int i : chosen) PushTo(i, task, placement);
