@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <latch>
 #include <mutex>
@@ -144,7 +145,6 @@ int ThreadPool::ScheduleHelpers(int count, const Task& task, WakePlacement place
   const int self = CurrentWorkerIndex();
   const uint32_t start = next_worker_.fetch_add(1, std::memory_order_relaxed);
   std::vector<int> chosen;
-  std::vector<char> taken(static_cast<size_t>(n), 0);
   // First pass takes idle workers, second pass any other one: an idle
   // worker starts at once, a busy one only helps if it frees up in time.
   // (The second pass does not re-read the state: a worker that went idle
@@ -152,9 +152,8 @@ int ThreadPool::ScheduleHelpers(int count, const Task& task, WakePlacement place
   for (int pass = 0; pass < 2 && static_cast<int>(chosen.size()) < count; ++pass) {
     for (int k = 0; k < n && static_cast<int>(chosen.size()) < count; ++k) {
       int i = static_cast<int>((start + k) % n);
-      if (i == self || taken[static_cast<size_t>(i)]) continue;
+      if (i == self || std::find(chosen.begin(), chosen.end(), i) != chosen.end()) continue;
       if (pass == 1 || workers_[i]->state.load(std::memory_order_relaxed) != kBusy) {
-        taken[static_cast<size_t>(i)] = 1;
         chosen.push_back(i);
       }
     }
