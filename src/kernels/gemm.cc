@@ -39,6 +39,8 @@ struct MicroKernelEntry {
   int nr;
   int64_t kc;  // depth of a k block: the kc x NR B panel should stay in L1
   GemmMicroKernel run;
+  // The same tile reading A in place (row-major, not transposed), or null.
+  GemmRowsMicroKernel run_rows;
   GemmSkinnyKernel skinny;
   // Up to this many rows of C (B not transposed) the skinny kernel beats
   // packing, which costs a full extra pass over B that few rows of A do not
@@ -77,6 +79,7 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .nr = 8,
      .kc = 256,
      .run = f32_gemm_4x8__portable,
+     .run_rows = nullptr,
      .skinny = f32_gemm_skinny__portable,
      .skinny_max_rows = 16,
      .skinny_max_rows_packed_b = 4,
@@ -87,6 +90,7 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .nr = 16,
      .kc = 256,
      .run = f32_gemm_6x16__avx2_fma,
+     .run_rows = f32_gemm_6x16_rows__avx2_fma,
      .skinny = f32_gemm_skinny__avx2_fma,
      .skinny_max_rows = 16,
      .skinny_max_rows_packed_b = 4,
@@ -97,6 +101,7 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .nr = 32,
      .kc = 256,
      .run = f32_gemm_12x32__avx512f,
+     .run_rows = f32_gemm_12x32_rows__avx512f,
      .skinny = f32_gemm_skinny__avx512f,
      .skinny_max_rows = 16,
      .skinny_max_rows_packed_b = 4,
@@ -107,6 +112,7 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .nr = 16,
      .kc = 256,
      .run = f32_gemm_6x16__avx2_fma,
+     .run_rows = f32_gemm_6x16_rows__avx2_fma,
      .skinny = f32_gemm_skinny__avx512f,
      .skinny_max_rows = 64,
      .skinny_max_rows_packed_b = 4,
@@ -469,7 +475,7 @@ void RunSkinny(const GemmArgs& g, const MicroKernelEntry& kernel, threading::Thr
 struct PackedBlock {
   const GemmArgs& g;
   const MicroKernelEntry& kernel;
-  const float* a_block;
+  const float* a_block;  // A's block packed, or null when A is read in place
   int64_t pc, kc, jc, nc;
   int64_t row_panels, col_panels;
   bool last_block;  // the epilogue runs after this block
@@ -483,8 +489,13 @@ struct PackedBlock {
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
     for (int64_t r = r0; r < r1; ++r) {
       const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
-      kernel.run(kc, a_block + r * mr * kc, b_panel, g.c + r * mr * g.ldc + col, g.ldc, g.alpha,
-                 rows, cols, !overwrite);
+      float* c = g.c + r * mr * g.ldc + col;
+      if (a_block == nullptr) {
+        kernel.run_rows(kc, g.a + r * mr * g.lda + pc, g.lda, b_panel, c, g.ldc, g.alpha, rows,
+                        cols, !overwrite);
+      } else {
+        kernel.run(kc, a_block + r * mr * kc, b_panel, c, g.ldc, g.alpha, rows, cols, !overwrite);
+      }
       if (epilogue && last_block) RunEpilogue(g, r * mr, rows, col, cols);
     }
   }
@@ -550,17 +561,73 @@ void MultiplyPackedColumns(const PackedBlock& block, const float* b_block, int t
                          });
 }
 
+// Whether the packed path reads A in place (the kernel's rows form)
+// instead of packing it: A given row-major, not prepacked.
+bool ReadAInPlace(const GemmArgs& g, const MicroKernelEntry& kernel) {
+  return kernel.run_rows != nullptr && g.packed_a == nullptr && !g.transpose_a && g.a != nullptr;
+}
+
+// B prepacked (constant weights) and A read in place: nothing to pack, so
+// the whole product is one fork-join over units of row panels x column
+// panels, each unit walking every k block (its C tile stays in cache
+// between blocks) and running the epilogue on its tile at the end. Each
+// element of C gets the same k blocks in the same order as in RunPacked's
+// block-by-block walk, so both give the same bits whatever the units.
+void RunPrepackedB(const GemmArgs& g, const MicroKernelEntry& kernel, bool overwrite_first_block,
+                   threading::ThreadPool* pool) {
+  const int mr = kernel.mr, nr = kernel.nr;
+  const int64_t row_panels = CeilDiv(g.m, mr);
+  const int64_t col_panels = CeilDiv(g.n, nr);
+  const int64_t depth = BlockDepth(kernel, g.k);
+  const auto unit_shape = UnitShape(row_panels, col_panels, threading::MaxParallelism(pool));
+  const int64_t rows_per_unit = unit_shape.first, cols_per_unit = unit_shape.second;
+  const int64_t unit_rows = CeilDiv(row_panels, rows_per_unit);
+  const int64_t unit_cols = CeilDiv(col_panels, cols_per_unit);
+  const double unit_flops = 2.0 * rows_per_unit * mr * cols_per_unit * nr * g.k;
+  threading::ParallelFor(
+      pool, unit_rows * unit_cols, unit_flops / kFlopsPerNs, [&](int64_t begin, int64_t end) {
+        for (int64_t unit = begin; unit < end; ++unit) {
+          const int64_t r0 = (unit / unit_cols) * rows_per_unit;
+          const int64_t q0 = (unit % unit_cols) * cols_per_unit;
+          const int64_t r1 = std::min(row_panels, r0 + rows_per_unit);
+          const int64_t q1 = std::min(col_panels, q0 + cols_per_unit);
+          for (int64_t pc = 0; pc < g.k; pc += depth) {
+            const int64_t kc = std::min(depth, g.k - pc);
+            const PackedBlock block{.g = g,
+                                    .kernel = kernel,
+                                    .a_block = nullptr,
+                                    .pc = pc,
+                                    .kc = kc,
+                                    .jc = 0,
+                                    .nc = g.n,
+                                    .row_panels = row_panels,
+                                    .col_panels = col_panels,
+                                    .last_block = false,
+                                    .overwrite = overwrite_first_block && pc == 0};
+            const float* b_block = g.packed_b->block(pc);
+            // One B panel stays in L1 while it meets every A row panel of the unit.
+            for (int64_t q = q0; q < q1; ++q) {
+              block.MultiplyPanel(q, b_block + q * nr * kc, r0, r1, false);
+            }
+          }
+          const int64_t col = q0 * nr;
+          RunEpilogue(g, r0 * mr, std::min(g.m, r1 * mr) - r0 * mr, col,
+                      std::min(g.n, q1 * nr) - col);
+        }
+      });
+}
+
 // The packed path: k blocks of BlockDepth; per block A packed once (unless
-// prepacked), then column blocks of kNc with B packed (unless prepacked)
-// and multiplied. `overwrite_first_block`: C was not initialized and the
-// first k block writes it.
-void RunPacked(const GemmArgs& g, const MicroKernelEntry& kernel, bool overwrite_first_block,
-               threading::ThreadPool* pool) {
+// prepacked or read in place), then column blocks of kNc with B packed
+// (unless prepacked) and multiplied. `overwrite_first_block`: C was not
+// initialized and the first k block writes it.
+void RunPacked(const GemmArgs& g, const MicroKernelEntry& kernel, bool a_in_place,
+               bool overwrite_first_block, threading::ThreadPool* pool) {
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t row_panels = CeilDiv(g.m, mr);
   const int64_t depth = BlockDepth(kernel, g.k);
   PackingScratch scratch;
-  float* a_panels = g.packed_a != nullptr
+  float* a_panels = g.packed_a != nullptr || a_in_place
                         ? nullptr
                         : scratch.Get(0, static_cast<size_t>(row_panels * mr * depth));
   float* b_panels =
@@ -573,7 +640,7 @@ void RunPacked(const GemmArgs& g, const MicroKernelEntry& kernel, bool overwrite
     const float* a_block = a_panels;
     if (g.packed_a != nullptr) {
       a_block = g.packed_a->block(pc);
-    } else {
+    } else if (!a_in_place) {
       threading::ParallelFor(pool, row_panels, static_cast<double>(mr * kc),
                              [&](int64_t begin, int64_t end) {
                                for (int64_t r = begin; r < end; ++r) {
@@ -641,7 +708,12 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   } else if (skinny) {
     RunSkinny(g, kernel, pool);
   } else {
-    RunPacked(g, kernel, overwrite_first_block, pool);
+    const bool a_in_place = ReadAInPlace(g, kernel);
+    if (a_in_place && g.packed_b != nullptr) {
+      RunPrepackedB(g, kernel, overwrite_first_block, pool);
+    } else {
+      RunPacked(g, kernel, a_in_place, overwrite_first_block, pool);
+    }
   }
 }
 

@@ -14,9 +14,12 @@
 // call.
 //
 // f32_gemm_reference is the plain triple loop that every optimized path is
-// tested against. f32_gemm packs A and B into panels and runs a
-// register-blocked micro-kernel for `isa` (see src/kernels/x86/), splitting
-// the work over `pool` with ParallelFor; a null pool runs on the caller.
+// tested against. f32_gemm packs B into panels (A too when it comes
+// transposed; a row-major A is read in place by the micro-kernel's rows
+// form) and runs a register-blocked micro-kernel for `isa` (see
+// src/kernels/x86/), splitting the work over `pool` with ParallelFor; a
+// null pool runs on the caller. With B prepacked and A in place the whole
+// product is one ParallelFor.
 //
 // Prepare stage: a constant operand (Conv weights as A, MatMul weights as
 // B) can be packed once with PackedGemmMatrix and passed as packed_a /

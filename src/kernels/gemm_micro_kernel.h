@@ -28,4 +28,18 @@ void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* 
 void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              float alpha, int mr, int nr, bool accumulate);
 
+// The same tile with A read in place instead of packed: A[i][p] =
+// a[i * lda + p] for i < mr (only those rows are read, and only they are
+// multiplied). The multiply-adds and their order are those of the packed
+// kernel, so both give the same bits. Small products skip packing A, a
+// scalar transpose that took a quarter of a 64 x 128 x 128 MatMul.
+using GemmRowsMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
+                                     float* c, int64_t ldc, float alpha, int mr, int nr,
+                                     bool accumulate);
+
+void f32_gemm_6x16_rows__avx2_fma(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                                  int64_t ldc, float alpha, int mr, int nr, bool accumulate);
+void f32_gemm_12x32_rows__avx512f(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
+                                  int64_t ldc, float alpha, int mr, int nr, bool accumulate);
+
 }  // namespace loom::kernels

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
 #include <vector>
 
+#include "kernels/gemm_micro_kernel.h"
 #include "loom/errors.h"
 #include "threading/thread_pool.h"
 
@@ -186,6 +188,61 @@ TEST(Gemm, BitExactAcrossThreadCounts) {
       }
     }
   }
+}
+
+// The rows form of each micro-kernel (A read in place) against its packed
+// form on the same tile: the same bits for every row count, column count,
+// depth and accumulate flag, since f32_gemm picks the form by how A comes.
+TEST(Gemm, RowsMicroKernelsGiveThePackedKernelsBits) {
+  struct Pair {
+    Isa isa;
+    int mr, nr;
+    GemmMicroKernel packed;
+    GemmRowsMicroKernel rows;
+  };
+  const Pair pairs[] = {
+      {Isa::kAvx2Fma, 6, 16, f32_gemm_6x16__avx2_fma, f32_gemm_6x16_rows__avx2_fma},
+      {Isa::kAvx512f, 12, 32, f32_gemm_12x32__avx512f, f32_gemm_12x32_rows__avx512f}};
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  int checked = 0;
+  for (const Pair& pair : pairs) {
+    if (!IsaSupported(pair.isa)) continue;
+    for (int64_t kc : {1, 7, 256}) {
+      // B panel: kc x NR, 64-byte aligned (the kernels use aligned loads).
+      const size_t b_floats = static_cast<size_t>(kc * pair.nr);
+      std::unique_ptr<float, decltype(&std::free)> b(
+          static_cast<float*>(std::aligned_alloc(64, (b_floats * sizeof(float) + 63) / 64 * 64)),
+          &std::free);
+      for (size_t i = 0; i < b_floats; ++i) b.get()[i] = dist(rng);
+      for (int mr = 1; mr <= pair.mr; ++mr) {
+        // A in place: mr rows of kc, lda = kc + 5; packed: kc x MR, zero padded.
+        const int64_t lda = kc + 5;
+        std::vector<float> a(static_cast<size_t>(mr * lda));
+        for (float& x : a) x = dist(rng);
+        std::vector<float> packed(static_cast<size_t>(kc * pair.mr), 0.0f);
+        for (int i = 0; i < mr; ++i) {
+          for (int64_t p = 0; p < kc; ++p) packed[p * pair.mr + i] = a[i * lda + p];
+        }
+        for (int nr : {1, pair.nr / 2 + 3, pair.nr}) {
+          for (bool accumulate : {false, true}) {
+            for (float alpha : {1.0f, -0.75f}) {
+              const int64_t ldc = pair.nr + 2;
+              std::vector<float> c0(static_cast<size_t>(pair.mr * ldc));
+              for (float& x : c0) x = dist(rng);
+              std::vector<float> c1 = c0;
+              pair.packed(kc, packed.data(), b.get(), c0.data(), ldc, alpha, mr, nr, accumulate);
+              pair.rows(kc, a.data(), lda, b.get(), c1.data(), ldc, alpha, mr, nr, accumulate);
+              ASSERT_EQ(c1, c0) << IsaName(pair.isa) << " kc=" << kc << " mr=" << mr << " nr=" << nr
+                                << " accumulate=" << accumulate;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "neither AVX2 nor AVX-512 on this CPU";
 }
 
 TEST(Gemm, BetaZeroIgnoresGarbageInC) {
