@@ -10,9 +10,10 @@
 //    sits idle-blocked inside a stage. A task that computed something tops
 //    up every stage of the pipeline when it exits (its token is free now),
 //    so a stage whose task found no token resumes without waiting for the
-//    consumer. A task that got no token tops up only its own stage, and
-//    only if a token is free by then, so tasks cannot keep rescheduling
-//    one another without doing work.
+//    consumer. Every task, as it leaves, also tops up its own stage (room
+//    may have come, or a token come back, since it found none); a top-up
+//    adds only tasks that could claim and have a free token, so tasks
+//    cannot keep rescheduling one another without doing work.
 //  - A thread that needs an element (the consumer, or a downstream stage's
 //    worker pulling its input) waits only while some thread is actively
 //    computing for this stage. When nothing is in flight it computes the
