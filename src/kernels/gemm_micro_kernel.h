@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace loom::kernels {
 
@@ -36,6 +37,17 @@ void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* 
 using GemmRowsMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
                                      float* c, int64_t ldc, float alpha, int mr, int nr,
                                      bool accumulate);
+
+// For the rows forms: calls f(std::integral_constant<int, r>{}) with r = mr
+// clamped to [1, kMaxRows], turning the run-time row count of a tile into a
+// compile-time one (each ISA file instantiates it with its own lambda).
+template <int kMaxRows, class F>
+inline void WithRowCount(int mr, F&& f) {
+  if constexpr (kMaxRows > 1) {
+    if (mr < kMaxRows) return WithRowCount<kMaxRows - 1>(mr, f);
+  }
+  f(std::integral_constant<int, kMaxRows>{});
+}
 
 void f32_gemm_6x16_rows__avx2_fma(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                                   int64_t ldc, float alpha, int mr, int nr, bool accumulate);

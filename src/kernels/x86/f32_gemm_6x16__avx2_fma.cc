@@ -94,20 +94,9 @@ void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* 
 
 void f32_gemm_6x16_rows__avx2_fma(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                                   int64_t ldc, float alpha, int mr, int nr, bool accumulate) {
-  switch (mr) {
-    case 1:
-      return RowsTile<1>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
-    case 2:
-      return RowsTile<2>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
-    case 3:
-      return RowsTile<3>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
-    case 4:
-      return RowsTile<4>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
-    case 5:
-      return RowsTile<5>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
-    default:
-      return RowsTile<6>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
-  }
+  WithRowCount<kMr>(mr, [&](auto rows) {
+    RowsTile<decltype(rows)::value>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
+  });
 }
 
 }  // namespace loom::kernels
