@@ -23,6 +23,19 @@ constexpr int64_t kShardsPerThread = 4;
 constexpr int64_t kMaxShardsPerThread = 16;
 constexpr double kTargetShardNs = 50'000;
 
+// Helpers that do not get a CPU: after this many fork-joins in a row in
+// which the caller ran every shard, loops smaller than kWakeAwayMinCostNs
+// run inline, except every kInlineProbeInterval-th, which asks the helpers
+// again (one that runs a shard ends the streak). A helper runnable behind
+// another process's busy thread (ONNX Runtime's workers spin for
+// milliseconds after each run), or on a vCPU the host has not scheduled,
+// ran nothing while the caller paid for sharding, queueing and waiting: a
+// 2-layer encoder at intra 2 took 0.75-0.89 ms against 0.56-0.72 ms at
+// intra 1 (bench/results/threading-colocation-2026-12-04.md). Larger loops
+// always ask: their sharding costs little next to the work.
+constexpr int kUnhelpedJobsBeforeInline = 4;
+constexpr uint32_t kInlineProbeInterval = 8;
+
 // State shared by the caller and its helpers. Helpers hold it by shared_ptr
 // because a helper may wake up after the caller has returned; it then finds
 // no shard left and only drops its reference.
@@ -40,6 +53,8 @@ struct Job {
   std::atomic<uint32_t> unfinished{0};
   std::atomic<uint32_t> caller_waiting{0};
   std::atomic<bool> failed{false};
+  // Set by a helper that claims a shard; read by the caller after the job.
+  std::atomic<bool> helped{false};
   std::mutex error_mutex;
   std::exception_ptr error;
 
@@ -64,6 +79,9 @@ struct Job {
                                                : std::chrono::steady_clock::time_point{};
     int64_t shard = next_shard.fetch_add(1, std::memory_order_relaxed);
     if (shard >= num_shards) return;  // taken meanwhile; nothing ran here
+    // Relaxed: the caller reads it after acquiring unfinished == 0, which
+    // this shard's release decrement orders after this store.
+    if (helper) helped.store(true, std::memory_order_relaxed);
     while (shard < num_shards) {
       if (!failed.load(std::memory_order_relaxed)) {
         const int64_t begin = ShardBegin(shard);
@@ -105,9 +123,12 @@ struct Job {
     while (unfinished.load(std::memory_order_acquire) != 0) {
       if (spin_wait_us > 0 && std::chrono::steady_clock::now() < deadline) {
         platform::CpuRelax();
-        // Yield now and then: if the thread running the last shard shares
-        // our CPU, pure spinning would keep it off the CPU for a time slice.
-        if (++spins % 256 == 0) std::this_thread::yield();
+        // Yield now and then when Loom's threads outnumber the CPUs: the
+        // thread running the last shard may share our CPU, and pure spinning
+        // would keep it off for a time slice. Otherwise a yield would mostly
+        // hand the CPU to another process's busy thread for a tick; a helper
+        // on our CPU still gets it when the spin ends (spin_wait_us).
+        if (++spins % 256 == 0 && ThreadPool::CpusOversubscribed()) std::this_thread::yield();
         continue;
       }
       caller_waiting.store(1, std::memory_order_seq_cst);
@@ -189,6 +210,15 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
     fn(0, n);
     return;
   }
+  const double total_cost_ns = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
+  ThreadPool::HelpRecord& help = pool->help_record();
+  const bool small = total_cost_ns < kWakeAwayMinCostNs;
+  if (small &&
+      help.unhelped_in_a_row.load(std::memory_order_relaxed) >= kUnhelpedJobsBeforeInline &&
+      help.skipped.fetch_add(1, std::memory_order_relaxed) % kInlineProbeInterval != 0) {
+    fn(0, n);
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->fn = &fn;
   job->budget = budget;
@@ -197,15 +227,21 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   job->n = n;
   job->num_shards = std::min<int64_t>(n, threads * ShardsPerThread(threads, n, cost_per_unit_ns));
   job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
-  const double total_cost_ns = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
   // Helpers beyond the free tokens would only find none.
   const int helpers =
       budget == nullptr ? threads - 1 : std::min(threads - 1, budget->tokens() - budget->in_use());
-  pool->ScheduleHelpers(
+  const int asked = pool->ScheduleHelpers(
       helpers, [job] { job->RunShards(/*helper=*/true); },
-      total_cost_ns >= kWakeAwayMinCostNs ? WakePlacement::kAwayFromWaker : WakePlacement::kAnyCpu);
+      small ? WakePlacement::kAnyCpu : WakePlacement::kAwayFromWaker);
   job->RunShards(/*helper=*/false);
   job->WaitUntilFinished(pool->spin_wait_us());
+  if (asked > 0) {
+    if (job->helped.load(std::memory_order_relaxed)) {
+      help.unhelped_in_a_row.store(0, std::memory_order_relaxed);
+    } else {
+      help.unhelped_in_a_row.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   // Take the error out of the job: a helper may drop the last reference to
   // the job later, and the exception must then belong to this thread alone.
   std::exception_ptr error;

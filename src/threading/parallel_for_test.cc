@@ -182,6 +182,47 @@ TEST(ParallelFor, WorkersReallyShareTheWork) {
   EXPECT_EQ(log.threads.size(), 2u);
 }
 
+TEST(ParallelFor, SmallLoopsRunInlineWhileHelpersGetNoCpuAndShardAgainOnceOneHelps) {
+  ThreadPool pool(Options(1));
+  // The only worker is kept busy: a helper that never gets to run.
+  std::atomic<bool> release{false};
+  std::atomic<bool> blocked{false};
+  pool.Schedule([&] {
+    blocked.store(true);
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+  });
+  while (!blocked.load()) std::this_thread::sleep_for(1ms);
+  // 8 units of a declared 20 µs: two threads, below kWakeAwayMinCostNs.
+  constexpr int64_t kUnits = 8;
+  constexpr double kCost = 20'000;
+  ASSERT_EQ(ParallelForThreadCount(&pool, kUnits, kCost), 2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> helper_ran{false};
+  auto calls_of_one_loop = [&](std::chrono::milliseconds per_unit) {
+    std::atomic<int> calls{0};
+    ParallelFor(&pool, kUnits, kCost, [&](int64_t begin, int64_t end) {
+      calls.fetch_add(1);
+      if (std::this_thread::get_id() != caller) helper_ran.store(true);
+      std::this_thread::sleep_for(per_unit * (end - begin));
+    });
+    return calls.load();
+  };
+  // The first four loops are sharded, and the caller runs every shard.
+  for (int i = 0; i < 4; ++i) EXPECT_GT(calls_of_one_loop(0ms), 1) << "loop " << i;
+  EXPECT_FALSE(helper_ran.load());
+  // From then on a small loop is one inline call, except every eighth, which
+  // asks the helper again.
+  int inline_loops = 0;
+  for (int i = 0; i < 16; ++i) inline_loops += calls_of_one_loop(0ms) == 1 ? 1 : 0;
+  EXPECT_EQ(inline_loops, 14);
+  // A free helper takes a shard of the next probe (slow units give it time)...
+  release.store(true);
+  for (int i = 0; i < 40 && !helper_ran.load(); ++i) calls_of_one_loop(2ms);
+  ASSERT_TRUE(helper_ran.load());
+  // ...which ends the streak: small loops are sharded again.
+  EXPECT_GT(calls_of_one_loop(0ms), 1);
+}
+
 TEST(ParallelFor, NestedDoesNotDeadlock) {
   ThreadPool pool(Options(2));
   std::atomic<int64_t> total{0};

@@ -29,6 +29,20 @@ thread_local const WorkerInfo* tls_worker_info = nullptr;
 
 constexpr size_t kMaxThreadNameLength = 15;
 
+// Workers of every pool in the process that are not blocked (running a
+// task, looking for one or spinning). Relaxed: only steers ShouldYield.
+std::atomic<int> g_unblocked_workers{0};
+
+// CPUs this process may run on, read once (the affinity mask at first use).
+int AffinityCpuCount() {
+  static const int count = [] {
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return 1;
+    return std::max(1, CPU_COUNT(&mask));
+  }();
+  return count;
+}
+
 }  // namespace
 
 std::string WorkerThreadName(const std::string& owner, const std::string& pool, int index) {
@@ -56,6 +70,9 @@ struct alignas(128) ThreadPool::Worker {
   // Set by the waker while the state is kWaking, read by the worker after.
   bool steered = false;
   cpu_set_t mask_before_steering;
+  // The CPU the worker last slept on, written before it blocks; -1 unknown.
+  // Relaxed: a stale value only picks the other wake-up.
+  std::atomic<int> sleep_cpu{-1};
   std::thread thread;
   WorkerInfo info;
   std::string start_error;  // written by the worker before the start latch
@@ -182,9 +199,20 @@ bool ThreadPool::WakeIfSleeping(Worker& worker, WakePlacement placement) {
   // serial speed; bench/results/threading-2026-11-29.md, section 5). Taking
   // this CPU out of the worker's mask for the wake-up sends it elsewhere; the
   // worker restores its mask as soon as it runs. Pinned pools are left alone.
+  // Inside a SpinScope (a session run), and for a worker that slept on the
+  // waker's CPU, it is steered whatever the job's size: the kernel wakes it
+  // beside the waker, and once both spin through a run nothing moves them
+  // apart (a fresh session at intra 2 ran its first 20-80 ms at serial
+  // speed, and relapsed for ~7 ms at a time later;
+  // bench/results/threading-colocation-2026-12-04.md).
+  const int waker_cpu = sched_getcpu();
+  // Relaxed: both are hints for where to wake it.
+  const bool away = placement == WakePlacement::kAwayFromWaker ||
+                    spin_scopes_.load(std::memory_order_relaxed) > 0 ||
+                    worker.sleep_cpu.load(std::memory_order_relaxed) == waker_cpu;
   worker.steered =
-      placement == WakePlacement::kAwayFromWaker && options_.cpus.empty() &&
-      platform::ExcludeCpuFromThread(worker.info.tid, sched_getcpu(), &worker.mask_before_steering);
+      away && options_.cpus.empty() &&
+      platform::ExcludeCpuFromThread(worker.info.tid, waker_cpu, &worker.mask_before_steering);
   // Release: the worker reads `steered` and the mask after acquiring kBusy.
   worker.state.store(kBusy, std::memory_order_release);
   platform::FutexWake(worker.state, 1);
@@ -193,6 +221,8 @@ bool ThreadPool::WakeIfSleeping(Worker& worker, WakePlacement placement) {
 
 void ThreadPool::PushTo(int index, Task task, WakePlacement placement) {
   Worker& target = *workers_[index];
+  // Relaxed: a hint for ShouldYield.
+  producer_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
   target.queue.Push(std::move(task));
   // Seq_cst pairs with the worker's "state = kSleeping; load queued_" below:
   // either the worker sees this task, or we see it sleeping and wake it.
@@ -256,10 +286,22 @@ ThreadPool::SpinScope::~SpinScope() {
   pool_->spin_scopes_.fetch_sub(1, std::memory_order_relaxed);
 }
 
+bool ThreadPool::CpusOversubscribed() {
+  return g_unblocked_workers.load(std::memory_order_relaxed) + 1 > AffinityCpuCount();
+}
+
+bool ThreadPool::ShouldYield() const {
+  return CpusOversubscribed() || sched_getcpu() == producer_cpu_.load(std::memory_order_relaxed);
+}
+
 void ThreadPool::WorkerMain(int index) {
   tls_pool = this;
   tls_worker_index = index;
   Worker& self = *workers_[index];
+  g_unblocked_workers.fetch_add(1, std::memory_order_relaxed);
+  struct Exit {
+    ~Exit() { g_unblocked_workers.fetch_sub(1, std::memory_order_relaxed); }
+  } exit;
   const auto spin = std::chrono::microseconds(options_.spin_wait_us);
   while (true) {
     if (TryRunOne(index)) continue;
@@ -291,12 +333,16 @@ void ThreadPool::WorkerMain(int index) {
         // When threads outnumber CPUs, a spinning worker may hold the CPU a
         // working thread is waiting for; yielding (~0.3 µs when nobody
         // waits) hands it over. Without it, bench/threading/inter_op_bench
-        // ran 3 threads' small ops 4x slower than serial on 2 cores.
-        if (!found) std::this_thread::yield();
+        // ran 3 threads' small ops 4x slower than serial on 2 cores. But a
+        // yield also hands the CPU to any other process's busy thread for a
+        // whole scheduler tick, so it is done only when it can help a Loom
+        // thread (ShouldYield).
+        if (!found && ShouldYield()) std::this_thread::yield();
       }
     }
     if (found) continue;
 
+    self.sleep_cpu.store(sched_getcpu(), std::memory_order_relaxed);
     self.state.store(kSleeping, std::memory_order_seq_cst);
     const bool work = queued_.load(std::memory_order_seq_cst) > 0;
     const bool stop = !work && stopping_.load(std::memory_order_seq_cst);
@@ -310,11 +356,13 @@ void ThreadPool::WorkerMain(int index) {
         continue;
       }
     }
+    g_unblocked_workers.fetch_sub(1, std::memory_order_relaxed);
     for (uint32_t state = self.state.load(std::memory_order_acquire);
          state == kSleeping || state == kWaking;
          state = self.state.load(std::memory_order_acquire)) {
       platform::FutexWait(self.state, state);
     }
+    g_unblocked_workers.fetch_add(1, std::memory_order_relaxed);
     if (self.steered) {
       platform::RestoreCurrentThreadAffinity(self.mask_before_steering);
       self.steered = false;

@@ -130,6 +130,23 @@ class ThreadPool {
     ThreadPool* pool_;
   };
 
+  // ParallelFor's record of whether this pool's helpers get a CPU when asked
+  // (see kUnhelpedJobsBeforeInline in parallel_for.cc): how many fork-joins
+  // in a row ended with every shard run by the caller, and a count of the
+  // small ones since then, to space out probes. Relaxed; only a hint.
+  struct HelpRecord {
+    std::atomic<int> unhelped_in_a_row{0};
+    std::atomic<uint32_t> skipped{0};
+  };
+  HelpRecord& help_record() { return help_record_; }
+
+  // Whether the workers of all pools in the process that are not blocked,
+  // plus one calling thread, outnumber the CPUs in the affinity mask: then
+  // a thread that spins may keep a working Loom thread off its CPU, and
+  // should yield between polls. Otherwise a yield mostly hands the CPU to
+  // another process's busy thread for a scheduler tick.
+  static bool CpusOversubscribed();
+
   int num_threads() const { return static_cast<int>(workers_.size()); }
   int spin_wait_us() const { return options_.spin_wait_us; }
   CpuBudget* cpu_budget() const { return options_.cpu_budget; }
@@ -155,6 +172,9 @@ class ThreadPool {
   // Wakes `worker` if it is blocked; returns whether this call woke it.
   bool WakeIfSleeping(Worker& worker, WakePlacement placement);
   int PickWorker();
+  // Whether an idle worker's spin should yield: CpusOversubscribed(), or it
+  // shares its CPU with the thread that last queued work.
+  bool ShouldYield() const;
 
   ThreadPoolOptions options_;
   std::vector<std::unique_ptr<Worker>> workers_;
@@ -168,6 +188,9 @@ class ThreadPool {
   std::atomic<int64_t> spin_linger_until_ns_{0};
   std::atomic<uint32_t> next_worker_{0};
   std::atomic<uint64_t> failed_tasks_{0};
+  HelpRecord help_record_;
+  // The CPU of the thread that last queued a task (sched_getcpu), -1 before.
+  std::atomic<int> producer_cpu_{-1};
 };
 
 }  // namespace loom::threading

@@ -210,6 +210,45 @@ TEST(ThreadPool, IdlePoolStopsSpinningAfterSpinTime) {
   EXPECT_LT(platform::ProcessCpuSeconds() - before, 0.03);
 }
 
+// Polls `condition` for up to 5 s.
+template <typename Condition>
+bool Eventually(Condition condition) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+TEST(ThreadPool, CpusOversubscribedCountsTheWorkersNotBlocked) {
+  cpu_set_t mask;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+  const int cpus = CPU_COUNT(&mask);
+  // A blocked worker does not count: one pool asleep leaves the CPUs free.
+  ThreadPool asleep(Options("asleep", 1, 0));
+  if (cpus >= 2) {
+    EXPECT_TRUE(Eventually([] { return !ThreadPool::CpusOversubscribed(); }));
+  }
+  // As many busy workers as CPUs, plus a caller, are one thread too many.
+  ThreadPool busy(Options("busy", cpus, 0));
+  std::atomic<bool> release{false};
+  std::atomic<int> running{0};
+  for (int i = 0; i < cpus; ++i) {
+    busy.Schedule([&] {
+      running.fetch_add(1);
+      while (!release.load()) std::this_thread::sleep_for(1ms);
+    });
+  }
+  WaitFor(running, cpus);
+  EXPECT_TRUE(ThreadPool::CpusOversubscribed());
+  release.store(true);
+  // Once they block again (spin 0), the CPUs are free again.
+  if (cpus >= 2) {
+    EXPECT_TRUE(Eventually([] { return !ThreadPool::CpusOversubscribed(); }));
+  }
+}
+
 TEST(ThreadPool, SpinScopeKeepsIdleWorkersSpinningUntilItEnds) {
   ThreadPool pool(Options("scope", 1, 50));
   std::atomic<int> ran{0};
