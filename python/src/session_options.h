@@ -27,6 +27,11 @@ enum class ExecutionMode : int { ORT_SEQUENTIAL = 0, ORT_PARALLEL = 1 };
 
 enum class ExecutionOrder : int { DEFAULT = 0, PRIORITY_BASED = 1, MEMORY_EFFICIENT = 2 };
 
+// The session config key (add_session_config_entry) that switches Winograd
+// F(4x4, 3x3) convolutions off ("0") or leaves them to the kernel ("1", the
+// default): SessionOptions::winograd.
+inline constexpr const char* kWinogradConfigKey = "loom.conv.winograd";
+
 struct PySessionOptions {
   int intra_op_num_threads = 0;  // 0: the global setting (loom.config.threading)
   int inter_op_num_threads = 0;

@@ -243,11 +243,24 @@ void BindSessionOptionsClass(nb::module_& m) {
          "add_session_config_entry",
          [](PySessionOptions& so, nb::handle key, nb::handle value) {
            const std::string k = StrArgument(key, "SessionOptions.add_session_config_entry: key");
-           so.config_entries[k] =
+           const std::string v =
                StrArgument(value, "SessionOptions.add_session_config_entry: value");
+           if (k == kWinogradConfigKey) {
+             if (v != "0" && v != "1") {
+               throw nb::value_error(
+                   ("SessionOptions.add_session_config_entry: " + std::string(kWinogradConfigKey) +
+                    " must be '0' (direct 3x3 convolutions only) or '1' "
+                    "(Winograd where it is faster, the default); got " +
+                    Quoted(v))
+                       .c_str());
+             }
+             so.config_entries[k] = v;
+             return;
+           }
+           so.config_entries[k] = v;
            NoEffect("session config entry " + Quoted(k),
-                    "no session config key changes what Loom does (get_session_config_entry "
-                    "returns it)");
+                    "no session config key but " + std::string(kWinogradConfigKey) +
+                        " changes what Loom does (get_session_config_entry returns it)");
          },
          nb::arg("key"), nb::arg("value"))
       .def(
@@ -386,6 +399,8 @@ SessionOptions PySessionOptions::ToSessionOptions() const {
   options.blocked_layout = graph_optimization_level == GraphOptimizationLevel::ORT_ENABLE_ALL;
   options.sequential = execution_mode == ExecutionMode::ORT_SEQUENTIAL;
   options.max_memory_bytes = max_memory_bytes;
+  const auto winograd = config_entries.find(kWinogradConfigKey);
+  options.winograd = winograd == config_entries.end() || winograd->second != "0";
   return options;
 }
 

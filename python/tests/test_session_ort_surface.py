@@ -497,3 +497,42 @@ def test_run_with_ort_values_matches_onnxruntime():
     np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
     assert ours[0].data_type() == theirs[0].data_type()
     assert ours[0].element_type() == theirs[0].element_type()
+
+
+def conv3x3_model(channels=16, size=12):
+    rng = np.random.default_rng(3)
+    w = (rng.standard_normal((channels, channels, 3, 3)) * 0.1).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    graph = helper.make_graph(
+        [node], "conv3x3",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, size, size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(w, "w")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString(), w
+
+
+def test_winograd_config_entry_switches_the_3x3_algorithm():
+    model, w = conv3x3_model()
+    x = np.random.default_rng(4).standard_normal((1, 16, 12, 12)).astype(np.float32)
+    # The direct sum in double, as the reference.
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    expected = np.zeros((1, 16, 12, 12))
+    for kh in range(3):
+        for kw in range(3):
+            expected += np.einsum("oc,nchw->nohw", w[:, :, kh, kw], xp[:, :, kh:kh + 12, kw:kw + 12])
+    outputs = {}
+    for value in (None, "1", "0"):
+        so = loom.SessionOptions()
+        if value is not None:
+            so.add_session_config_entry("loom.conv.winograd", value)
+            assert so.get_session_config_entry("loom.conv.winograd") == value
+        (outputs[value],) = loom.InferenceSession(model, so).run(None, {"x": x})
+        np.testing.assert_allclose(outputs[value], expected, rtol=1e-4, atol=1e-4)
+    # '0' is the direct kernel: closer to the double-precision sum than
+    # Winograd's transforms allow.
+    assert np.abs(outputs["0"] - expected).max() <= np.abs(outputs["1"] - expected).max()
+    np.testing.assert_array_equal(outputs[None], outputs["1"])
+    assert not np.array_equal(outputs["0"], outputs["1"])  # another algorithm ran
+    so = loom.SessionOptions()
+    with pytest.raises(ValueError, match="loom.conv.winograd must be '0'"):
+        so.add_session_config_entry("loom.conv.winograd", "off")

@@ -129,6 +129,7 @@ Session::Session(Graph graph, SessionOptions options) : impl_(std::make_unique<I
   graph::OptimizationOptions optimization;
   optimization.level = options.optimization_level;
   optimization.nchwc_block = options.blocked_layout ? kernels::NchwcBlockSize(isa) : 0;
+  optimization.winograd = options.winograd;
   optimization.evaluate = [intra_pool, isa](const Node& node,
                                             const std::vector<const Tensor*>& inputs) {
     const kernels::KernelRegistration* registration = kernels::FindKernel(node.op_type);

@@ -19,7 +19,9 @@ constexpr const char* kModelFlags =
     "  --input NAME=FILE.npy  feed input NAME from FILE (repeatable); the others\n"
     "                         get fixed-seed uniform [-1, 1) values (ints: 0)\n"
     "  --no-blocked-layout    keep convolutions NCHW (no NCHWc reorders), to\n"
-    "                         compare the two layouts\n";
+    "                         compare the two layouts\n"
+    "  --no-winograd          run 3x3 stride-1 convolutions with the direct\n"
+    "                         kernel only (no Winograd F(4x4, 3x3)), to compare\n";
 
 constexpr const char* kThreadFlagsNote =
     "LOOM_NUM_INTRAOP_THREADS / LOOM_NUM_INTEROP_THREADS (and TF_*) outrank\n"
@@ -87,6 +89,7 @@ std::string TuneHelp() {
              "  --max-batch B          largest batch size for throughput (default 8)\n"
              "  --input NAME=FILE.npy  feed input NAME from FILE (repeatable)\n"
              "  --no-blocked-layout    keep convolutions NCHW (no NCHWc reorders)\n"
+             "  --no-winograd          direct 3x3 convolutions only (no Winograd)\n"
              "  --out DIR              where to write tune.svg and tune.json (default .)\n") +
          kHelpFlag + "\n" + kFooter;
 }

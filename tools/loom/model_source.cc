@@ -30,6 +30,8 @@ bool ParseModelFlag(FlagReader& flags, ModelFlags& out) {
     out.batch = flags.IntValue(1, kMaxBatch);
   } else if (flags.Is("--no-blocked-layout")) {
     out.blocked_layout = false;
+  } else if (flags.Is("--no-winograd")) {
+    out.winograd = false;
   } else if (flags.Is("--input")) {
     out.inputs.push_back(ParseInputFlag(flags.StringValue()));
   } else if (flags.IsPositional()) {
@@ -49,6 +51,7 @@ void ApplyThreadFlags(const ModelFlags& flags) {
 SessionOptions SessionOptionsFor(const ModelFlags& flags) {
   SessionOptions options;
   options.blocked_layout = flags.blocked_layout;
+  options.winograd = flags.winograd;
   return options;
 }
 

@@ -15,13 +15,14 @@
 namespace loom::cli {
 
 // The flags `run`, `trace` and `tune` share: [MODEL] --intra N --inter N
-// --batch B --input NAME=FILE.npy --no-blocked-layout.
+// --batch B --input NAME=FILE.npy --no-blocked-layout --no-winograd.
 struct ModelFlags {
   std::optional<std::string> model;
   std::optional<int> intra, inter;  // 0 = automatic, as in the API
   std::optional<int64_t> batch;
   std::vector<InputFile> inputs;
   bool blocked_layout = true;  // --no-blocked-layout: keep every node NCHW (A/B)
+  bool winograd = true;        // --no-winograd: direct 3x3 convolutions only (A/B)
 };
 
 // Consumes the reader's current argument if it is one of ModelFlags (a

@@ -74,9 +74,10 @@ struct Blocked {
 
 class LayoutPass {
  public:
-  LayoutPass(Graph& graph, int block)
+  LayoutPass(Graph& graph, int block, bool winograd)
       : graph_(graph),
         block_(block),
+        winograd_(winograd),
         index_(graph),
         names_(graph),
         erase_(graph.nodes.size(), false) {}
@@ -193,6 +194,7 @@ class LayoutPass {
     Node conv = node;
     conv.op_type = "NchwcConv";
     conv.attributes["block"] = int64_t{block_};
+    if (!winograd_) conv.attributes["winograd"] = int64_t{0};
     conv.inputs.resize(4);
     if (xb != nullptr) {
       conv.inputs[0] = xb->value;
@@ -469,6 +471,7 @@ class LayoutPass {
 
   Graph& graph_;
   const int block_;
+  const bool winograd_;  // false: NchwcConv nodes get winograd = 0
   const GraphIndex index_;
   NameGenerator names_;
   std::vector<bool> erase_;
@@ -479,12 +482,12 @@ class LayoutPass {
 
 }  // namespace
 
-bool UseBlockedLayout(Graph& graph, int block) {
+bool UseBlockedLayout(Graph& graph, int block, bool winograd) {
   if (block != 8 && block != 16) {
     throw InvalidArgumentError("UseBlockedLayout: block must be 8 or 16 (got " +
                                std::to_string(block) + ")");
   }
-  return LayoutPass(graph, block).Run();
+  return LayoutPass(graph, block, winograd).Run();
 }
 
 }  // namespace loom::graph

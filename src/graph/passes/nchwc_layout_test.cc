@@ -30,10 +30,13 @@ const Node* NodeNamed(const Graph& graph, const std::string& name) { return grap
 
 // Types first (the pass reads channel counts), then the pass, then a check
 // that the result verifies and computes the same outputs.
+// Direct convolutions only, so the blocked graph sums in the same order as
+// the plain one (Winograd: WinogradIsTheKernelsChoiceUnlessSwitchedOff below
+// and kernels/nchwc/nchwc_test.cc).
 Graph Blocked(const Graph& before) {
   Graph after = before;
   InferTypes(after);
-  EXPECT_TRUE(UseBlockedLayout(after, kBlock));
+  EXPECT_TRUE(UseBlockedLayout(after, kBlock, /*winograd=*/false));
   verify_graph(after);
   InferTypes(after);
   return after;
@@ -101,6 +104,33 @@ TEST(UseBlockedLayout, ConvertsAResNetWithReordersOnlyAtTheEdges) {
   EXPECT_EQ(after.outputs[0].name, "logits");
   EXPECT_NE(after.to_string().find("NchwcConv"), std::string::npos);
   EXPECT_EQ(CompareGraphOutputs(before, after, RandomFeeds(before, 1), 1e-4, 1e-5), "");
+}
+
+TEST(UseBlockedLayout, WinogradIsTheKernelsChoiceUnlessSwitchedOff) {
+  const Graph before = SmallResNet(Dim(int64_t{1}));
+  Graph automatic = before;
+  InferTypes(automatic);
+  ASSERT_TRUE(UseBlockedLayout(automatic, kBlock));
+  Graph direct = before;
+  InferTypes(direct);
+  ASSERT_TRUE(UseBlockedLayout(direct, kBlock, /*winograd=*/false));
+  int convs = 0;
+  for (const Node& node : automatic.nodes) {
+    if (node.op_type != "NchwcConv") continue;
+    ++convs;
+    EXPECT_EQ(node.attributes.count("winograd"), 0u) << node.name;  // the kernel decides
+  }
+  EXPECT_EQ(convs, 5);
+  for (const Node& node : direct.nodes) {
+    if (node.op_type == "NchwcConv") {
+      EXPECT_EQ(std::get<int64_t>(node.attributes.at("winograd")), 0) << node.name;
+    }
+  }
+  // The residual block's 3x3 convs may run as Winograd by default: the
+  // same outputs within its rounding (kernels/nchwc/nchwc_test.cc).
+  InferTypes(automatic);
+  verify_graph(automatic);
+  EXPECT_EQ(CompareGraphOutputs(before, automatic, RandomFeeds(before, 1), 1e-4, 1e-4), "");
 }
 
 TEST(UseBlockedLayout, WorksWithASymbolicBatch) {

@@ -49,7 +49,7 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
     }
     if (options.level >= 2 && options.nchwc_block != 0) {
       InferTypes(graph);  // the layout pass reads channel counts
-      UseBlockedLayout(graph, options.nchwc_block);
+      UseBlockedLayout(graph, options.nchwc_block, options.winograd);
     }
   }
   InferTypes(graph);

@@ -128,7 +128,9 @@ bool FuseAttention(Graph& graph);
 // (nchwc_layout.cc lists the conditions). Needs the value types of a prior
 // InferTypes; a node whose shapes are unknown stays NCHW. Throws
 // InvalidArgumentError for another block size.
-bool UseBlockedLayout(Graph& graph, int block);
+// winograd = false marks every NchwcConv `winograd = 0` (direct kernel only,
+// to compare; by default the kernel picks Winograd F(4x4, 3x3) where it wins).
+bool UseBlockedLayout(Graph& graph, int block, bool winograd = true);
 
 struct OptimizationOptions {
   // 0: none; 1: constant folding and dead-node elimination; 2: 1 plus the
@@ -138,6 +140,9 @@ struct OptimizationOptions {
   // At level 2: the channel block of the blocked layout (8 or 16, from the
   // ISA: kernels::NchwcBlockSize), or 0 to keep every node NCHW.
   int nchwc_block = 0;
+  // With the blocked layout: whether NchwcConv may use Winograd F(4x4, 3x3)
+  // for 3x3 stride-1 convolutions (UseBlockedLayout).
+  bool winograd = true;
 };
 
 // Level >= 1 verifies the graph, then repeats dead-node elimination, constant

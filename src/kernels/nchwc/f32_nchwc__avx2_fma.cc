@@ -48,6 +48,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx2() {
       .global_pool = nchwc_detail::GlobalPool<Avx2>,
       .reorder_in = nchwc_detail::ReorderIn<Avx2>,
       .reorder_out = nchwc_detail::ReorderOut<Avx2>,
+      .winograd_input = nchwc_detail::WinogradInput<Avx2>,
+      .winograd_output = nchwc_detail::WinogradOutput<Avx2>,
       .tile_blocks = Avx2::kTileBlocks,
       .tile_width = {Avx2::kTileWidth[1], Avx2::kTileWidth[2], Avx2::kTileWidth[2],
                      Avx2::kTileWidth[2]},

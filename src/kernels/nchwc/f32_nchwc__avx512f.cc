@@ -60,6 +60,8 @@ const NchwcMicroKernels& NchwcMicroKernelsAvx512() {
       .global_pool = nchwc_detail::GlobalPool<Avx512>,
       .reorder_in = nchwc_detail::ReorderIn<Avx512>,
       .reorder_out = nchwc_detail::ReorderOut<Avx512>,
+      .winograd_input = nchwc_detail::WinogradInput<Avx512>,
+      .winograd_output = nchwc_detail::WinogradOutput<Avx512>,
       .tile_blocks = Avx512::kTileBlocks,
       .tile_width = {Avx512::kTileWidth[1], Avx512::kTileWidth[2], Avx512::kTileWidth[3],
                      Avx512::kTileWidth[4]},

@@ -42,9 +42,22 @@
 // scratch (per calling thread, grown only), so the tiles never test bounds;
 // depthwise convolutions and pools clip their windows instead.
 //
+// 3x3 stride-1 convolutions with one group may run as Winograd F(4x4, 3x3)
+// instead (attribute `winograd`: -1 automatic, the default; 0 never; 1
+// whenever the shape allows): the input is cut into 6x6 patches of 4x4
+// output tiles, each transformed to 36 vectors; at each of the 36 positions
+// the product with the transformed weights is a pointwise convolution over
+// the tiles (the direct kernel's 1x1 path); the products are transformed
+// back to 4x4 outputs with bias, Sum and the activation. 36 multiplies
+// where the direct form takes 144; the weights take 4x the memory, so the
+// automatic choice skips layers whose transformed weights exceed 16 MB or
+// 1 MB per tile of an image (nchwc_conv.cc has the measurements). Rounding:
+// ~1e-5 of the sum of the |w x| terms, against ~1e-7 for the direct sum.
+//
 // Parallelism: ParallelFor over (image, group, tile group, pixel chunk);
-// units and the tiles inside them depend only on shapes, so results are
-// bit-identical for any thread count.
+// Winograd's three phases over (image, block, tile row) and (image,
+// position, tile group, tile chunk). Units and the tiles inside them depend
+// only on shapes, so results are bit-identical for any thread count.
 //
 // Errors: InvalidArgumentError "<Op>: ..." for wrong dtypes, ranks, block
 // sizes or channel counts, as the plain kernels do.
@@ -87,6 +100,11 @@ class PreparedNchwcConv {
                  const float* sum, float* y) const;
   void RunDepthwise(const KernelContext& ctx, const float* x, const SpatialGeometry& g,
                     int64_t batch, float* y) const;
+  void RunWinograd(const KernelContext& ctx, const float* x, const SpatialGeometry& g,
+                   int64_t batch, const float* sum, float* y) const;
+  bool UseWinograd(const SpatialGeometry& g) const;
+  void PrepareWinograd(const Attributes& attrs, const float* w, int64_t cg, int64_t obg,
+                       int64_t icbg, int64_t tile_blocks);
 
   Attributes attrs_;
   Isa isa_;
@@ -100,6 +118,12 @@ class PreparedNchwcConv {
   Activation activation_;
   std::vector<float> packed_;  // see nchwc_conv.cc
   std::vector<float> bias_;    // ceil(M/B)*B values, zero-padded
+  // Winograd F(4x4, 3x3) weights (3x3, stride 1, dilation 1, one group,
+  // blocked input; empty otherwise): 36 pointwise-packed matrices G g G^T,
+  // one per transformed position, and zeros for their bias.
+  int64_t winograd_ = -1;  // attribute 'winograd': -1 automatic, 0 never, 1 when possible
+  std::vector<float> winograd_packed_;
+  std::vector<float> zeros_;
 };
 
 // The registry's kernels, and NchwcConv's prepare stage (a PreparedNchwcConv

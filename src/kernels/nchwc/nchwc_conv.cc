@@ -11,7 +11,8 @@
 // with S = ICBg * KH * KW * CPB * B the floats per output block. CPB
 // (channels per block) is B for a blocked input and C for a plain one (one
 // block holding every channel, so 3 input channels cost 3, not B).
-// Depthwise weights are [cb][kh][kw][B].
+// Depthwise weights are [cb][kh][kw][B]. Winograd's are 36 matrices
+// G g G^T, each packed as a 1x1 convolution's (PrepareWinograd).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -37,6 +38,28 @@ float* PaddedScratch(size_t floats) {
   thread_local base::GrowOnlyBuffer buffer;
   return buffer.Floats(floats);
 }
+
+// Winograd's transformed input and products, per calling thread, grown
+// only (the pool's workers use them while the caller waits).
+float* WinogradScratch(int which, size_t floats) {
+  thread_local base::GrowOnlyBuffer buffers[2];
+  return buffers[which].Floats(floats);
+}
+
+// Winograd's scratch for one pass: images are taken in passes whose
+// transformed input and products (2.25x the input and output each) stay
+// within this, so they are still in L2/L3 when the next phase reads them.
+constexpr int64_t kWinogradPassBytes = 4 * 1024 * 1024;
+
+// The transformed weights are 4x the 3x3 ones (36 values for 9), read once
+// per image. Chains of four 3x3 convs, 1 thread, median of 30 alternating
+// runs (direct / Winograd, bench/results/winograd-2026-12-04.md): 64 and
+// 128 channels at 56^2 and 28^2 2.1x faster; 16 and 32 channels at 112^2
+// 1.5x and 1.65x; 128 channels at 7^2 (2.4 MB of weights, 4 tiles) 1.18x;
+// 256 at 14^2 (9.4 MB, 16 tiles) 1.08-1.27x; 512 at 7^2 (37 MB) 0.65x. So:
+// at most 16 MB, and at most 1 MB per 4x4 tile of one image.
+constexpr int64_t kWinogradMaxWeightBytes = 16 * 1024 * 1024;
+constexpr int64_t kWinogradWeightBytesPerTile = 1024 * 1024;
 
 // Output pixels one unit of work covers, in register tiles: enough to
 // amortize the unit's start, few enough that two threads get many units.
@@ -69,6 +92,8 @@ constexpr int64_t kL2ResidentBytes = 1024 * 1024;
 // below the truth made MobileNet-V2's small layers (60-160 us) run at 0.7-1x
 // on two threads: ParallelFor then wakes the helper next to the caller.
 constexpr double kNsPerMultiplyAdd = 0.02;
+// A Winograd transform of one tile and block: ~250 vector operations.
+constexpr double kWinogradTransformNs = 60;
 constexpr double kNsPerDepthwiseTap = 0.05;
 
 struct Padded {
@@ -78,11 +103,15 @@ struct Padded {
 
 // Copies planes [N * planes] of rows x cols x lanes floats into a zero border
 // of (top, left) and enough rows/columns to cover every window.
+// At least min_rows x min_cols (Winograd reads whole 6x6 patches).
 Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
-                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
+                int64_t cols, int64_t lanes, const SpatialGeometry& g, int64_t min_rows = 0,
+                int64_t min_cols = 0) {
   const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
-  const int64_t need_rows = (g.output[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1;
-  const int64_t need_cols = (g.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
+  const int64_t need_rows =
+      std::max(min_rows, (g.output[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1);
+  const int64_t need_cols =
+      std::max(min_cols, (g.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1);
   const int64_t prows = std::max(top + rows + g.pad_end[0], need_rows);
   const int64_t pcols = std::max(left + cols + g.pad_end[1], need_cols);
   int64_t floats = 0;
@@ -269,6 +298,64 @@ PreparedNchwcConv::PreparedNchwcConv(const Attributes& attrs, const Tensor& weig
       }
     }
   }
+  PrepareWinograd(attrs, w, cg, obg, icbg, tile_blocks);
+}
+
+void PreparedNchwcConv::PrepareWinograd(const Attributes& attrs, const float* w, int64_t cg,
+                                        int64_t obg, int64_t icbg, int64_t tile_blocks) {
+  winograd_ = attrs.get_int("winograd", -1);
+  if (winograd_ < -1 || winograd_ > 1) {
+    ThrowKernelError(kOp, "attribute 'winograd' must be -1 (automatic), 0 or 1 (got " +
+                              std::to_string(winograd_) + ")");
+  }
+  std::vector<int64_t> probe(2, 1 << 20);
+  const SpatialGeometry g =
+      ResolveSpatialGeometry(kOp, attrs_, probe, std::vector<int64_t>{kernel_h_, kernel_w_});
+  const int64_t B = block_;
+  const int64_t bytes = 36 * obg * B * icbg * B * static_cast<int64_t>(sizeof(float));
+  if (winograd_ == 0 || plain_input_ || group_ != 1 || kernel_h_ != 3 || kernel_w_ != 3 ||
+      g.stride[0] != 1 || g.stride[1] != 1 || g.dilation[0] != 1 || g.dilation[1] != 1 ||
+      (winograd_ == -1 && bytes > kWinogradMaxWeightBytes)) {
+    winograd_ = 0;
+    return;
+  }
+  // U = G g G^T per (output, input) channel, in double; G as in Lavin and
+  // Gray's F(4x4, 3x3).
+  static constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
+                                      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                      {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                      {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                      {0, 0, 1}};
+  // Each position's matrix packed as a pointwise conv's weights (the
+  // layout of packed_ with one tap): [tile group][icb][ic][blocks][B].
+  const int64_t per_block = icbg * B * B;
+  const int64_t per_position = obg * per_block;
+  winograd_packed_.assign(static_cast<size_t>(36 * per_position), 0.0f);
+  zeros_.assign(static_cast<size_t>(obg * B), 0.0f);
+  for (int64_t m = 0; m < out_channels_; ++m) {
+    const int64_t ob = m / B;
+    const int64_t ob0 = ob / tile_blocks * tile_blocks;
+    const int64_t blocks = std::min(tile_blocks, obg - ob0);
+    for (int64_t c = 0; c < cg; ++c) {
+      const float* k = w + (m * cg + c) * 9;
+      double t[6][3];
+      for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          t[i][j] = kG[i][0] * k[j] + kG[i][1] * k[3 + j] + kG[i][2] * k[6 + j];
+        }
+      }
+      const int64_t at = ob0 * per_block + (c * blocks + ob - ob0) * B + m % B;
+      for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+          const double u = t[i][0] * kG[j][0] + t[i][1] * kG[j][1] + t[i][2] * kG[j][2];
+          winograd_packed_[static_cast<size_t>((6 * i + j) * per_position + at)] =
+              static_cast<float>(u);
+        }
+      }
+    }
+  }
+  winograd_ = 1;
 }
 
 Tensor PreparedNchwcConv::Run(const KernelContext& ctx, const Tensor& x, const Tensor* sum) const {
@@ -314,6 +401,9 @@ Tensor PreparedNchwcConv::Run(const KernelContext& ctx, const Tensor& x, const T
   if (depthwise_) {
     if (sum != nullptr) ThrowKernelError(kOp, "a depthwise convolution takes no 'Sum'");
     RunDepthwise(ctx, x.data<float>(), g, batch, y.data<float>());
+  } else if (UseWinograd(g)) {
+    RunWinograd(ctx, x.data<float>(), g, batch, sum != nullptr ? sum->data<float>() : nullptr,
+                y.data<float>());
   } else {
     RunDirect(ctx, x.data<float>(), g, batch, sum != nullptr ? sum->data<float>() : nullptr,
               y.data<float>());
@@ -459,6 +549,116 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
                 (pixel_end - pixel_begin) * B);
     }
   });
+}
+
+bool PreparedNchwcConv::UseWinograd(const SpatialGeometry& g) const {
+  if (winograd_ != 1) return false;
+  if (attrs_.get_int("winograd", -1) == 1) return true;
+  // Each image reads all 36 weight matrices once: with few tiles an image
+  // (a small feature map) that read outweighs the saved multiplies.
+  const int64_t tiles = CeilDiv(g.output[0], int64_t{4}) * CeilDiv(g.output[1], int64_t{4});
+  const int64_t bytes = static_cast<int64_t>(winograd_packed_.size() * sizeof(float));
+  return bytes <= tiles * kWinogradWeightBytesPerTile;
+}
+
+void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
+                                    const SpatialGeometry& g, int64_t batch, const float* sum,
+                                    float* y) const {
+  const NchwcMicroKernels& mk = NchwcMicroKernelsFor(isa_);
+  const int64_t B = block_;
+  const int64_t icb = CeilDiv(in_channels_, B), ocb = CeilDiv(out_channels_, B);
+  const int64_t oh = g.output[0], ow = g.output[1];
+  const int64_t th = CeilDiv(oh, int64_t{4}), tw = CeilDiv(ow, int64_t{4});
+  const int64_t tiles = th * tw;
+  // Every tile's 6x6 patch inside the (zero-padded) input.
+  const Padded padded =
+      PadInput(ctx, x, batch * icb, g.input[0], g.input[1], B, g, th * 4 + 2, tw * 4 + 2);
+  const int64_t in_plane = padded.rows * padded.cols * B;
+  const int64_t in_row = padded.cols * B;
+  const int64_t v_position = icb * tiles * B;  // floats between positions in V
+  const int64_t m_position = ocb * tiles * B;  // and in M
+  const int64_t per_image = 36 * (v_position + m_position);
+  const int64_t images = std::clamp<int64_t>(
+      kWinogradPassBytes / (per_image * static_cast<int64_t>(sizeof(float))), 1, batch);
+  float* v = WinogradScratch(0, static_cast<size_t>(images * 36 * v_position));
+  float* m = WinogradScratch(1, static_cast<size_t>(images * 36 * m_position));
+  const int64_t per_block = icb * B * B;
+  const int64_t per_position = ocb * per_block;
+  const int64_t tile_groups = CeilDiv(ocb, static_cast<int64_t>(mk.tile_blocks));
+  const int64_t width = mk.tile_width[std::min<int64_t>(mk.tile_blocks, ocb) - 1];
+  const int64_t chunk = width * kChunkTiles;
+  const int64_t chunks = CeilDiv(tiles, chunk);
+  const NchwcActivation in_registers = InRegisters(activation_);
+  const int64_t out_plane = oh * ow * B;
+  for (int64_t n0 = 0; n0 < batch; n0 += images) {
+    const int64_t count = std::min(images, batch - n0);
+    // 1. V = B^T d B for every (image, input block, tile).
+    threading::ParallelFor(ctx.pool, count * icb * th,
+                           static_cast<double>(tw) * kWinogradTransformNs,
+                           [&](int64_t begin, int64_t end) {
+                             for (int64_t u = begin; u < end; ++u) {
+                               const int64_t ty = u % th, c = (u / th) % icb, n = u / (th * icb);
+                               const float* plane = padded.data + ((n0 + n) * icb + c) * in_plane;
+                               float* out = v + n * 36 * v_position + (c * tiles + ty * tw) * B;
+                               for (int64_t tx = 0; tx < tw; ++tx) {
+                                 mk.winograd_input(plane + ty * 4 * in_row + tx * 4 * B, in_row,
+                                                   out + tx * B, v_position);
+                               }
+                             }
+                           });
+    // 2. M = U . V at each of the 36 positions: a pointwise convolution
+    // over the tiles as pixels.
+    threading::ParallelFor(
+        ctx.pool, count * 36 * tile_groups * chunks,
+        kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk * icb * B),
+        [&](int64_t begin, int64_t end) {
+          NchwcConvParams p{};
+          p.in_block_stride = tiles * B;
+          p.in_row_stride = tiles * B;
+          p.in_col_stride = B;
+          p.in_channel_stride = 1;
+          p.in_blocks = icb;
+          p.channels_per_block = B;
+          p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = p.dilation_h = p.dilation_w = 1;
+          p.out_block_stride = tiles * B;
+          p.out_width = tiles;
+          p.accumulate = false;
+          p.finish = true;
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t c = u % chunks;
+            const int64_t tg = (u / chunks) % tile_groups;
+            const int64_t pos = (u / (chunks * tile_groups)) % 36;
+            const int64_t n = u / (chunks * tile_groups * 36);
+            const int64_t first_block = tg * mk.tile_blocks;
+            const int64_t blocks = std::min<int64_t>(mk.tile_blocks, ocb - first_block);
+            p.input = v + (n * 36 + pos) * v_position;
+            p.weights = winograd_packed_.data() + pos * per_position + first_block * per_block;
+            p.bias = zeros_.data();
+            p.output = m + (n * 36 + pos) * m_position + first_block * tiles * B;
+            mk.conv_segment(p, blocks, c * chunk, std::min(tiles, (c + 1) * chunk));
+          }
+        });
+    // 3. Y = A^T M A + bias (+ sum), activated, for every (image, output
+    // block, tile row).
+    threading::ParallelFor(
+        ctx.pool, count * ocb * th, static_cast<double>(tw) * kWinogradTransformNs,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t ty = u % th, ob = (u / th) % ocb, n = u / (th * ocb);
+            const int64_t rows = std::min<int64_t>(4, oh - ty * 4);
+            const int64_t out_offset = ((n0 + n) * ocb + ob) * out_plane + ty * 4 * ow * B;
+            const float* in = m + n * 36 * m_position + (ob * tiles + ty * tw) * B;
+            for (int64_t tx = 0; tx < tw; ++tx) {
+              const int64_t at = out_offset + tx * 4 * B;
+              mk.winograd_output(in + tx * B, m_position, bias_.data() + ob * B,
+                                 sum != nullptr ? sum + at : nullptr, y + at, ow * B,
+                                 static_cast<int>(rows),
+                                 static_cast<int>(std::min<int64_t>(4, ow - tx * 4)), in_registers);
+            }
+            ApplyRows(activation_, isa_, y + out_offset, out_plane, 1, rows * ow * B);
+          }
+        });
+  }
 }
 
 void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,

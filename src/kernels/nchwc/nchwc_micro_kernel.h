@@ -111,6 +111,18 @@ struct NchwcMicroKernels {
                      float* blocked);
   void (*reorder_out)(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels,
                       float* planes);
+  // Winograd F(4x4, 3x3) on one channel block (nchwc_conv.cc, RunWinograd).
+  // winograd_input: the 6x6 input patch at `in` (rows `row_stride` floats
+  // apart, pixels one vector apart) to its 36 transformed vectors
+  // V = B^T d B, vector 6 i + j at out + (6 i + j) * out_stride.
+  void (*winograd_input)(const float* in, int64_t row_stride, float* out, int64_t out_stride);
+  // winograd_output: the 36 products at in + k * in_stride to the 4x4
+  // output tile Y = A^T M A, of which the first `rows` x `cols` pixels are
+  // written at out (rows `row_stride` floats apart): bias added, then `sum`
+  // (null or laid out as out), then the activation.
+  void (*winograd_output)(const float* in, int64_t in_stride, const float* bias, const float* sum,
+                          float* out, int64_t row_stride, int rows, int cols,
+                          const NchwcActivation& activation);
   int tile_blocks;  // output blocks per register tile
   // Output pixels per register tile of 1, 2, 3, 4 output blocks (entries
   // past tile_blocks repeat the last).

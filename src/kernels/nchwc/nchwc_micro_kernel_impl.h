@@ -384,6 +384,108 @@ void ConvSegmentAnyInput(const NchwcConvParams& p, int64_t blocks, int64_t pixel
   }
 }
 
+// Winograd F(4x4, 3x3) (Lavin and Gray, "Fast Algorithms for Convolutional
+// Neural Networks", 2016): a 6x6 input patch d and a 3x3 kernel g give the
+// 4x4 output A^T [(G g G^T) . (B^T d B)] A, 36 multiplies per input and
+// output channel where the direct form takes 144. The matrices:
+//   B^T = [4  0 -5  0  1  0]   A^T = [1  1  1  1  1  0]
+//         [0 -4 -4  1  1  0]         [0  1 -1  2 -2  0]
+//         [0  4 -4 -1  1  0]         [0  1  1  4  4  0]
+//         [0 -2 -1  2  1  0]         [0  1 -1  8 -8  1]
+//         [0  2 -1 -2  1  0]
+//         [0  4  0 -5  0  1]
+// (G in nchwc_conv.cc, applied to the weights once.)
+inline constexpr float kWinogradTwo = 2.0f, kWinogradFour = 4.0f, kWinogradEight = 8.0f;
+inline constexpr float kWinogradMinusTwo = -2.0f, kWinogradMinusFour = -4.0f,
+                       kWinogradMinusFive = -5.0f;
+
+// t = B^T d for one column (or row) of six vectors.
+template <class T>
+__attribute__((always_inline)) inline void WinogradInputLine(const typename T::V (&d)[6],
+                                                             typename T::V (&t)[6]) {
+  using V = typename T::V;
+  const V four = T::Broadcast(&kWinogradFour), minus_four = T::Broadcast(&kWinogradMinusFour);
+  const V two = T::Broadcast(&kWinogradTwo), minus_two = T::Broadcast(&kWinogradMinusTwo);
+  const V minus_five = T::Broadcast(&kWinogradMinusFive);
+  const V d4_minus_d2 = T::Sub(d[4], d[2]);
+  const V d3_minus_d1 = T::Sub(d[3], d[1]);
+  t[0] = T::Fma(four, d[0], T::Fma(minus_five, d[2], d[4]));
+  t[1] = T::Fma(minus_four, T::Add(d[1], d[2]), T::Add(d[3], d[4]));
+  t[2] = T::Fma(four, T::Sub(d[1], d[2]), T::Sub(d[4], d[3]));
+  t[3] = T::Fma(two, d3_minus_d1, d4_minus_d2);
+  t[4] = T::Fma(minus_two, d3_minus_d1, d4_minus_d2);
+  t[5] = T::Fma(four, d[1], T::Fma(minus_five, d[3], d[5]));
+}
+
+template <class T>
+void WinogradInput(const float* in, int64_t row_stride, float* out, int64_t out_stride) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  V t[6][6];  // t[i][j]: row i of B^T d, column j
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; ++j) {
+    V d[6], column[6];
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; ++r) d[r] = T::Load(in + r * row_stride + j * B);
+    WinogradInputLine<T>(d, column);
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; ++i) t[i][j] = column[i];
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i) {
+    V row[6];
+    WinogradInputLine<T>(t[i], row);
+#pragma GCC unroll 6
+    for (int j = 0; j < 6; ++j) T::Store(out + (6 * i + j) * out_stride, row[j]);
+  }
+}
+
+// s = A^T m for one column (or row) of six vectors.
+template <class T>
+__attribute__((always_inline)) inline void WinogradOutputLine(const typename T::V (&m)[6],
+                                                              typename T::V (&s)[4]) {
+  using V = typename T::V;
+  const V two = T::Broadcast(&kWinogradTwo), four = T::Broadcast(&kWinogradFour);
+  const V eight = T::Broadcast(&kWinogradEight);
+  const V a = T::Add(m[1], m[2]), b = T::Sub(m[1], m[2]);
+  const V c = T::Add(m[3], m[4]), d = T::Sub(m[3], m[4]);
+  s[0] = T::Add(T::Add(m[0], a), c);
+  s[1] = T::Fma(two, d, b);
+  s[2] = T::Fma(four, c, a);
+  s[3] = T::Add(T::Fma(eight, d, b), m[5]);
+}
+
+template <class T>
+void WinogradOutput(const float* in, int64_t in_stride, const float* bias, const float* sum,
+                    float* out, int64_t row_stride, int rows, int cols,
+                    const NchwcActivation& activation) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  V s[4][6];  // s[r][j]: row r of A^T m, column j
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; ++j) {
+    V m[6], column[4];
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; ++i) m[i] = T::Load(in + (6 * i + j) * in_stride);
+    WinogradOutputLine<T>(m, column);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) s[r][j] = column[r];
+  }
+  const V b = T::Load(bias);
+  const bool activate = activation.kind != NchwcActivation::Kind::kNone;
+  const ActivationVectors<T> vectors(activation);
+  for (int r = 0; r < rows; ++r) {
+    V row[4];
+    WinogradOutputLine<T>(s[r], row);
+    for (int c = 0; c < cols; ++c) {
+      V y = T::Add(row[c], b);
+      if (sum != nullptr) y = T::Add(y, T::Load(sum + r * row_stride + c * B));
+      if (activate) y = vectors.Apply(y);
+      T::Store(out + r * row_stride + c * B, y);
+    }
+  }
+}
+
 // Depthwise: OW columns of one channel block, every lane its own channel.
 // `in` is the first column's input at tap (kh_begin, kw_begin), `w` the
 // weights of that tap; taps [kh_begin, kh_end) x [kw_begin, kw_end) are

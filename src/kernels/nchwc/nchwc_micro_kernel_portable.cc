@@ -65,6 +65,8 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable() {
       .global_pool = nchwc_detail::GlobalPool<Portable>,
       .reorder_in = nchwc_detail::ReorderIn<Portable>,
       .reorder_out = nchwc_detail::ReorderOut<Portable>,
+      .winograd_input = nchwc_detail::WinogradInput<Portable>,
+      .winograd_output = nchwc_detail::WinogradOutput<Portable>,
       .tile_blocks = Portable::kTileBlocks,
       .tile_width = {Portable::kTileWidth[1], Portable::kTileWidth[2], Portable::kTileWidth[2],
                      Portable::kTileWidth[2]},

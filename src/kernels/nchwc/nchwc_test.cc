@@ -182,6 +182,15 @@ std::vector<ConvCase> Cases() {
       WithClip({"chunk-major 1x1/2 + sum + clip", {1, 64, 76, 76}, {160, 64, 1, 1}, {2, 2}, {}, {}},
                0.0f, 6.0f, /*sum=*/true),
       {"chunk-major 3x3/2", {1, 48, 80, 80}, {80, 48, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}},
+      // Shapes for Winograd F(4x4, 3x3): partial 4x4 tiles at the right and
+      // bottom edges, no padding, asymmetric padding, a single output pixel,
+      // several tile groups and images.
+      {"3x3 odd sizes, 3 tile groups", {2, 20, 9, 13}, {70, 20, 3, 3}, {}, {1, 1, 1, 1}, {}},
+      {"3x3 pad 0", {1, 16, 10, 7}, {16, 16, 3, 3}, {}, {}, {}},
+      {"3x3 asymmetric pads", {1, 16, 6, 5}, {17, 16, 3, 3}, {}, {0, 2, 1, 0}, {}},
+      {"3x3 to one pixel", {3, 16, 3, 3}, {16, 16, 3, 3}, {}, {}, {}},
+      WithActivation({"3x3 + sum + silu", {1, 32, 17, 18}, {32, 32, 3, 3}, {}, {1, 1, 1, 1}, {}},
+                     A::kSilu),
   };
 }
 
@@ -206,6 +215,15 @@ Tensor Expected(const ConvCase& c, const Tensor& x, const Tensor& w, const Tenso
   return y;
 }
 
+std::vector<std::pair<Isa, int64_t>> IsasAndWinograd() {
+  std::vector<std::pair<Isa, int64_t>> out;
+  for (Isa isa : SupportedIsas()) {
+    out.emplace_back(isa, 0);
+    out.emplace_back(isa, 1);
+  }
+  return out;
+}
+
 TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
   for (const ConvCase& c : Cases()) {
     SCOPED_TRACE(c.name);
@@ -217,11 +235,13 @@ TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
     const Tensor sum_plain = RandomTensor(DType::kFloat32, Shape(out_shape), 4);
     const Tensor* sum = c.sum ? &sum_plain : nullptr;
     const Tensor expected = Expected(c, x, w, bias, sum);
-    for (Isa isa : SupportedIsas()) {
-      SCOPED_TRACE(IsaName(isa));
+    // winograd 1: F(4x4, 3x3) wherever it applies (3x3, stride 1, one group).
+    for (const auto& [isa, winograd] : IsasAndWinograd()) {
+      SCOPED_TRACE(std::string(IsaName(isa)) + (winograd == 1 ? " winograd" : " direct"));
       const int block = NchwcBlockSize(isa);
       Attributes attrs = ConvAttributes(c);
       attrs.set("block", int64_t{block});
+      attrs.set("winograd", winograd);
       if (c.plain_input) attrs.set("input_layout", std::string("nchw"));
       SetFusedActivationAttributes({c.activation, c.alpha, c.beta, false}, attrs);
       const PreparedNchwcConv conv(attrs, w, bias, isa);
@@ -232,7 +252,10 @@ TEST(NchwcConv, MatchesReferenceOnEveryIsaAndThreadCount) {
         SCOPED_TRACE("threads " + std::to_string(threads));
         auto pool = PoolWithThreads(threads);
         const Tensor y = conv.Run({pool.get(), isa}, xb, c.sum ? &sum_blocked : nullptr);
-        EXPECT_TENSORS_NEAR(NchwcToNchw(y, c.w_shape[0]), expected, 1e-4, 1e-4);
+        // Winograd F(4x4, 3x3) rounds to ~1e-5 of the sum of the |w x| terms
+        // (the 1024-channel case: 2e-4 off where the terms add up to ~24).
+        EXPECT_TENSORS_NEAR(NchwcToNchw(y, c.w_shape[0]), expected, 1e-4,
+                            winograd == 1 ? 5e-4 : 1e-4);
         // Padding lanes stay finite (a later conv multiplies them by zero).
         for (int64_t i = 0; i < y.num_elements(); ++i) {
           ASSERT_TRUE(std::isfinite(y.data<float>()[i])) << "element " << i;
