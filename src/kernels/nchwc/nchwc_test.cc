@@ -411,6 +411,12 @@ TEST(NchwcConv, RejectsMismatchedInputsWithClearErrors) {
   const Tensor plain = RandomTensor(DType::kFloat32, Shape({1, 4, 5, 5}), 8);
   EXPECT_NE(testing::ErrorMessageOf([&] { conv.Run({}, plain, nullptr); }).find("rank 5"),
             std::string::npos);
+  Attributes bad_winograd;
+  bad_winograd.set("block", int64_t{8}).set("winograd", int64_t{2});
+  EXPECT_NE(testing::ErrorMessageOf([&] {
+              PreparedNchwcConv(bad_winograd, w, nullptr, Isa::kPortable);
+            }).find("attribute 'winograd' must be -1 (automatic), 0 or 1 (got 2)"),
+            std::string::npos);
   Attributes bad_block;
   bad_block.set("block", int64_t{16});
   EXPECT_NE(testing::ErrorMessageOf([&] {
