@@ -115,7 +115,7 @@ struct Job {
     }
   }
 
-  void WaitUntilFinished(int spin_wait_us) {
+  void WaitUntilFinished(const ThreadPool* pool, int spin_wait_us) {
     if (unfinished.load(std::memory_order_acquire) == 0) return;
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::microseconds(spin_wait_us);
@@ -123,12 +123,12 @@ struct Job {
     while (unfinished.load(std::memory_order_acquire) != 0) {
       if (spin_wait_us > 0 && std::chrono::steady_clock::now() < deadline) {
         platform::CpuRelax();
-        // Yield now and then when Loom's threads outnumber the CPUs: the
-        // thread running the last shard may share our CPU, and pure spinning
-        // would keep it off for a time slice. Otherwise a yield would mostly
-        // hand the CPU to another process's busy thread for a tick; a helper
-        // on our CPU still gets it when the spin ends (spin_wait_us).
-        if (++spins % 256 == 0 && ThreadPool::CpusOversubscribed()) std::this_thread::yield();
+        // Yield now and then (ThreadPool::SpinnersShouldYield): the thread
+        // running the last shard may share our CPU, and pure spinning would
+        // keep it off for a time slice. Inside a session run, only when
+        // Loom's threads outnumber the CPUs; a helper on our CPU still gets
+        // it when the spin ends (spin_wait_us).
+        if (++spins % 256 == 0 && pool->SpinnersShouldYield()) std::this_thread::yield();
         continue;
       }
       caller_waiting.store(1, std::memory_order_seq_cst);
@@ -234,7 +234,7 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
       helpers, [job] { job->RunShards(/*helper=*/true); },
       small ? WakePlacement::kAnyCpu : WakePlacement::kAwayFromWaker);
   job->RunShards(/*helper=*/false);
-  job->WaitUntilFinished(pool->spin_wait_us());
+  job->WaitUntilFinished(pool, pool->spin_wait_us());
   if (asked > 0) {
     if (job->helped.load(std::memory_order_relaxed)) {
       help.unhelped_in_a_row.store(0, std::memory_order_relaxed);

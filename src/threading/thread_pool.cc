@@ -30,7 +30,7 @@ thread_local const WorkerInfo* tls_worker_info = nullptr;
 constexpr size_t kMaxThreadNameLength = 15;
 
 // Workers of every pool in the process that are not blocked (running a
-// task, looking for one or spinning). Relaxed: only steers ShouldYield.
+// task, looking for one or spinning). Relaxed: only steers SpinnersShouldYield.
 std::atomic<int> g_unblocked_workers{0};
 
 // CPUs this process may run on, read once (the affinity mask at first use).
@@ -221,7 +221,7 @@ bool ThreadPool::WakeIfSleeping(Worker& worker, WakePlacement placement) {
 
 void ThreadPool::PushTo(int index, Task task, WakePlacement placement) {
   Worker& target = *workers_[index];
-  // Relaxed: a hint for ShouldYield.
+  // Relaxed: a hint for the spin loop's yield.
   producer_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
   target.queue.Push(std::move(task));
   // Seq_cst pairs with the worker's "state = kSleeping; load queued_" below:
@@ -290,8 +290,17 @@ bool ThreadPool::CpusOversubscribed() {
   return g_unblocked_workers.load(std::memory_order_relaxed) + 1 > AffinityCpuCount();
 }
 
-bool ThreadPool::ShouldYield() const {
-  return CpusOversubscribed() || sched_getcpu() == producer_cpu_.load(std::memory_order_relaxed);
+bool ThreadPool::InRun(std::chrono::steady_clock::time_point now) const {
+  // Relaxed: hints for how long and how politely to spin.
+  return spin_scopes_.load(std::memory_order_relaxed) > 0 ||
+         std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() <
+             spin_linger_until_ns_.load(std::memory_order_relaxed);
+}
+
+bool ThreadPool::SpinnersShouldYield(bool in_run) const { return !in_run || CpusOversubscribed(); }
+
+bool ThreadPool::SpinnersShouldYield() const {
+  return SpinnersShouldYield(InRun(std::chrono::steady_clock::now()));
 }
 
 void ThreadPool::WorkerMain(int index) {
@@ -319,25 +328,23 @@ void ThreadPool::WorkerMain(int index) {
         if (queued_.load(std::memory_order_relaxed) > 0) found = TryRunOne(index);
         // Relaxed: a scope that ends a poll late only delays the block.
         const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline && spin_scopes_.load(std::memory_order_relaxed) == 0 &&
-            std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() >=
-                spin_linger_until_ns_.load(std::memory_order_relaxed)) {
-          break;
-        }
+        const bool in_run = InRun(now);
+        if (now >= deadline && !in_run) break;
         // No token for this worker: spinning would take a CPU the budget
         // gives to a token holder. Work offered later wakes it (ParallelFor
         // and the executor offer work only while a token is free).
         if (!found && options_.cpu_budget != nullptr && !options_.cpu_budget->HelperCouldRun()) {
           break;
         }
-        // When threads outnumber CPUs, a spinning worker may hold the CPU a
-        // working thread is waiting for; yielding (~0.3 µs when nobody
-        // waits) hands it over. Without it, bench/threading/inter_op_bench
-        // ran 3 threads' small ops 4x slower than serial on 2 cores. But a
-        // yield also hands the CPU to any other process's busy thread for a
-        // whole scheduler tick, so it is done only when it can help a Loom
-        // thread (ShouldYield).
-        if (!found && ShouldYield()) std::this_thread::yield();
+        // A spinning worker may hold the CPU a working thread is waiting
+        // for; yielding (~0.3 µs when nobody waits) hands it over. Without
+        // it, bench/threading/inter_op_bench ran 3 threads' small ops 4x
+        // slower than serial on 2 cores. Inside a session run a yield is
+        // limited to when it can help a Loom thread (SpinnersShouldYield).
+        if (!found && (SpinnersShouldYield(in_run) ||
+                       sched_getcpu() == producer_cpu_.load(std::memory_order_relaxed))) {
+          std::this_thread::yield();
+        }
       }
     }
     if (found) continue;

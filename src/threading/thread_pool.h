@@ -17,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <latch>
 #include <memory>
@@ -141,11 +142,20 @@ class ThreadPool {
   HelpRecord& help_record() { return help_record_; }
 
   // Whether the workers of all pools in the process that are not blocked,
-  // plus one calling thread, outnumber the CPUs in the affinity mask: then
-  // a thread that spins may keep a working Loom thread off its CPU, and
-  // should yield between polls. Otherwise a yield mostly hands the CPU to
-  // another process's busy thread for a scheduler tick.
+  // plus one calling thread, outnumber the CPUs in the affinity mask.
   static bool CpusOversubscribed();
+
+  // Whether a thread spinning for this pool's work (an idle worker, a
+  // ParallelFor caller waiting for its last shards) should yield between
+  // polls. Outside a session run (no SpinScope, past its linger): yes, so
+  // the application's own threads get the CPU at once. Inside one: only
+  // when CpusOversubscribed(), where the thread it lets run may be a Loom
+  // thread with work; otherwise a yield mostly hands the CPU for a whole
+  // scheduler tick to whatever else is runnable, such as another runtime's
+  // spinning worker (ONNX Runtime's spins ~40 ms after each run; a Loom
+  // helper that yielded to it got almost none of the CPU while it lasted:
+  // bench/results/threading-colocation-2026-12-04.md).
+  bool SpinnersShouldYield() const;
 
   int num_threads() const { return static_cast<int>(workers_.size()); }
   int spin_wait_us() const { return options_.spin_wait_us; }
@@ -172,9 +182,9 @@ class ThreadPool {
   // Wakes `worker` if it is blocked; returns whether this call woke it.
   bool WakeIfSleeping(Worker& worker, WakePlacement placement);
   int PickWorker();
-  // Whether an idle worker's spin should yield: CpusOversubscribed(), or it
-  // shares its CPU with the thread that last queued work.
-  bool ShouldYield() const;
+  // Whether a SpinScope is live or its linger has not passed at `now`.
+  bool InRun(std::chrono::steady_clock::time_point now) const;
+  bool SpinnersShouldYield(bool in_run) const;
 
   ThreadPoolOptions options_;
   std::vector<std::unique_ptr<Worker>> workers_;
