@@ -29,6 +29,9 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
     for (int round = 0; round < kMaxRounds; ++round) {
       // Dead nodes first, so folding never evaluates what nobody reads.
       bool changed = EliminateDeadNodes(graph);
+      // Shapes known before any run fold with the arithmetic on them.
+      InferTypes(graph);
+      changed = FoldStaticShapes(graph) || changed;
       changed = FoldConstants(graph, options.evaluate) || changed;
       if (options.level >= 2) {
         // The transformer fusions read dtypes, ranks and last dims; folding

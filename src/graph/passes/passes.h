@@ -44,6 +44,12 @@ using NodeEvaluator =
 // InvalidArgumentError when `evaluate` is empty or fails on a node.
 bool FoldConstants(Graph& graph, const NodeEvaluator& evaluate);
 
+// Shape and Size nodes whose input shape type inference knows in full (every
+// dimension a number, graph.value_types filled) become Constant nodes with
+// the same name and output, for FoldConstants to fold along with the shape
+// arithmetic that reads them. Returns whether any node changed.
+bool FoldStaticShapes(Graph& graph);
+
 // Bypasses Identity nodes whose output is not a graph output (consumers read
 // the Identity's input), then removes nodes none of whose outputs reach a
 // graph output, and initializers no remaining node uses (graph inputs, and
@@ -145,13 +151,13 @@ struct OptimizationOptions {
   bool winograd = true;
 };
 
-// Level >= 1 verifies the graph, then repeats dead-node elimination, constant
-// folding and (level 2) Pow simplification, layer-norm, GELU and attention
-// fusion, batch-norm folding and bias/activation fusion until none changes
-// anything, then (level 2, nchwc_block set) chooses the blocked layout;
-// every level ends with type inference. Throws
-// InvalidArgumentError for a level outside 0..2, a missing evaluator at
-// level >= 1, or an invalid graph.
+// Level >= 1 verifies the graph, then repeats dead-node elimination, static
+// shape folding (after type inference), constant folding and (level 2) Pow
+// simplification, layer-norm, GELU and attention fusion, batch-norm folding
+// and bias/activation fusion until none changes anything, then (level 2,
+// nchwc_block set) chooses the blocked layout; every level ends with type
+// inference. Throws InvalidArgumentError for a level outside 0..2, a missing
+// evaluator at level >= 1, or an invalid graph.
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options);
 
 }  // namespace loom::graph

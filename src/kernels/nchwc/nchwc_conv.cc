@@ -96,6 +96,15 @@ constexpr double kNsPerMultiplyAdd = 0.02;
 constexpr double kWinogradTransformNs = 60;
 constexpr double kNsPerDepthwiseTap = 0.05;
 
+// The zero-padded copy of the input splits over the conv's threads from
+// this size. Below threading::kMinParallelMemoryBytes (1 MiB, set for the
+// reorders, whose output the next op reads on the caller's CPU) the caller
+// copied alone while the helper waited for the conv: at intra 2, ResNet-18's
+// and RegNet-X-400MF's padded inputs (160-860 KB) took 0.79 and 0.57 ms of
+// the caller's time a run (6 % and 9 %); split, 0.46 and 0.41 ms, and whole
+// runs 4-6 % faster (bench/results/nchwc-pad-shapes-2026-12-04.md).
+constexpr int64_t kPadParallelMinBytes = 64 * 1024;
+
 struct Padded {
   const float* data;
   int64_t rows, cols;  // padded spatial size
@@ -124,10 +133,10 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
   float* out = PaddedScratch(static_cast<size_t>(floats));
   const int64_t row_floats = pcols * lanes;
   // ~0.5 ns a float copied (memory read and write); below
-  // threading::kMinParallelMemoryBytes the caller copies alone: it just
-  // wrote the input, and the conv's own ParallelFor follows at once.
-  const double cost = threading::MemoryBoundCost(floats * static_cast<int64_t>(sizeof(float)),
-                                                 static_cast<double>(row_floats) * 0.5);
+  // kPadParallelMinBytes the caller copies alone.
+  const double cost = floats * static_cast<int64_t>(sizeof(float)) >= kPadParallelMinBytes
+                          ? static_cast<double>(row_floats) * 0.5
+                          : 0.0;
   threading::ParallelFor(ctx.pool, planes * prows, cost, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t plane = r / prows, pr = r % prows;
