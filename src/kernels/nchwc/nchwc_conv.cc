@@ -112,15 +112,11 @@ struct Padded {
 
 // Copies planes [N * planes] of rows x cols x lanes floats into a zero border
 // of (top, left) and enough rows/columns to cover every window.
-// At least min_rows x min_cols (Winograd reads whole 6x6 patches).
 Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
-                int64_t cols, int64_t lanes, const SpatialGeometry& g, int64_t min_rows = 0,
-                int64_t min_cols = 0) {
+                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
   const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
-  const int64_t need_rows =
-      std::max(min_rows, (g.output[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1);
-  const int64_t need_cols =
-      std::max(min_cols, (g.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1);
+  const int64_t need_rows = (g.output[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1;
+  const int64_t need_cols = (g.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
   const int64_t prows = std::max(top + rows + g.pad_end[0], need_rows);
   const int64_t pcols = std::max(left + cols + g.pad_end[1], need_cols);
   int64_t floats = 0;
@@ -154,6 +150,22 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
     }
   });
   return {out, prows, pcols};
+}
+
+// The widest channel block (AVX-512's 16 floats; NchwcBlockSize).
+constexpr int64_t kMaxBlock = 16;
+
+// The 6x6 patch of a blocked plane (rows x cols x B floats) whose top-left
+// is (r0, c0), zero where it lies outside the plane, into patch[6][6][B].
+void GatherPatch(const float* plane, int64_t rows, int64_t cols, int64_t B, int64_t r0, int64_t c0,
+                 float* patch) {
+  std::fill(patch, patch + 36 * B, 0.0f);
+  const int64_t first_col = std::max<int64_t>(c0, 0), last_col = std::min<int64_t>(c0 + 6, cols);
+  if (first_col >= last_col) return;
+  for (int64_t r = std::max<int64_t>(r0, 0); r < std::min<int64_t>(r0 + 6, rows); ++r) {
+    const float* src = plane + (r * cols + first_col) * B;
+    std::copy(src, src + (last_col - first_col) * B, patch + ((r - r0) * 6 + first_col - c0) * B);
+  }
 }
 
 // The activations the micro-kernels apply in registers (NchwcActivation).
@@ -579,11 +591,16 @@ void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
   const int64_t oh = g.output[0], ow = g.output[1];
   const int64_t th = CeilDiv(oh, int64_t{4}), tw = CeilDiv(ow, int64_t{4});
   const int64_t tiles = th * tw;
-  // Every tile's 6x6 patch inside the (zero-padded) input.
-  const Padded padded =
-      PadInput(ctx, x, batch * icb, g.input[0], g.input[1], B, g, th * 4 + 2, tw * 4 + 2);
-  const int64_t in_plane = padded.rows * padded.cols * B;
-  const int64_t in_row = padded.cols * B;
+  // Tile (ty, tx) reads the 6x6 patch at input row ty * 4 - top, column
+  // tx * 4 - left; patches reaching past the input are gathered into a
+  // zero-filled copy first, the others read in place. Against a padded copy
+  // of the whole input first (PadInput), alternated in one process: chains
+  // of ResNet-18's 64- and 128-channel 3x3 layers 4-9 % faster at intra 1
+  // and 2, ResNet-18 1-3 % (bench/results/nchwc-pad-shapes-2026-12-04.md).
+  const int64_t in_rows = g.input[0], in_cols = g.input[1];
+  const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+  const int64_t in_plane = in_rows * in_cols * B;
+  const int64_t in_row = in_cols * B;
   const int64_t v_position = icb * tiles * B;  // floats between positions in V
   const int64_t m_position = ocb * tiles * B;  // and in M
   const int64_t per_image = 36 * (v_position + m_position);
@@ -602,19 +619,27 @@ void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
   for (int64_t n0 = 0; n0 < batch; n0 += images) {
     const int64_t count = std::min(images, batch - n0);
     // 1. V = B^T d B for every (image, input block, tile).
-    threading::ParallelFor(ctx.pool, count * icb * th,
-                           static_cast<double>(tw) * kWinogradTransformNs,
-                           [&](int64_t begin, int64_t end) {
-                             for (int64_t u = begin; u < end; ++u) {
-                               const int64_t ty = u % th, c = (u / th) % icb, n = u / (th * icb);
-                               const float* plane = padded.data + ((n0 + n) * icb + c) * in_plane;
-                               float* out = v + n * 36 * v_position + (c * tiles + ty * tw) * B;
-                               for (int64_t tx = 0; tx < tw; ++tx) {
-                                 mk.winograd_input(plane + ty * 4 * in_row + tx * 4 * B, in_row,
-                                                   out + tx * B, v_position);
-                               }
-                             }
-                           });
+    threading::ParallelFor(
+        ctx.pool, count * icb * th, static_cast<double>(tw) * kWinogradTransformNs,
+        [&](int64_t begin, int64_t end) {
+          alignas(64) float patch[36 * kMaxBlock];
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t ty = u % th, c = (u / th) % icb, n = u / (th * icb);
+            const float* plane = x + ((n0 + n) * icb + c) * in_plane;
+            float* out = v + n * 36 * v_position + (c * tiles + ty * tw) * B;
+            const int64_t r0 = ty * 4 - top;
+            const bool rows_inside = r0 >= 0 && r0 + 6 <= in_rows;
+            for (int64_t tx = 0; tx < tw; ++tx) {
+              const int64_t c0 = tx * 4 - left;
+              if (rows_inside && c0 >= 0 && c0 + 6 <= in_cols) {
+                mk.winograd_input(plane + r0 * in_row + c0 * B, in_row, out + tx * B, v_position);
+              } else {
+                GatherPatch(plane, in_rows, in_cols, B, r0, c0, patch);
+                mk.winograd_input(patch, 6 * B, out + tx * B, v_position);
+              }
+            }
+          }
+        });
     // 2. M = U . V at each of the 36 positions: a pointwise convolution
     // over the tiles as pixels.
     threading::ParallelFor(

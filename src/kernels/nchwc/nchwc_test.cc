@@ -58,6 +58,9 @@ std::vector<ConvCase> Cases() {
   return {
       {"3x3 pad 1", {1, 16, 7, 9}, {16, 16, 3, 3}, {}, {1, 1, 1, 1}, {}},
       {"3x3 channels off the block", {2, 5, 11, 13}, {7, 5, 3, 3}, {1, 1}, {1, 1, 1, 1}, {}},
+      // Winograd tiles reaching past the input on one side only, or none.
+      {"3x3 no padding", {1, 16, 10, 9}, {16, 16, 3, 3}, {}, {}, {}},
+      {"3x3 asymmetric and wide pads", {2, 24, 6, 11}, {20, 24, 3, 3}, {}, {2, 0, 1, 3}, {}},
       {"3x3 stride 2 odd", {1, 20, 11, 13}, {37, 20, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}},
       {"stem 7x7/2 plain input", {1, 3, 23, 29}, {24, 3, 7, 7}, {2, 2}, {3, 3, 3, 3}, {}, 1, true},
       {"3x3 plain input", {2, 5, 9, 8}, {17, 5, 3, 3}, {}, {1, 1, 1, 1}, {}, 1, true},
