@@ -54,10 +54,12 @@ inline constexpr double kWakeAwayMinCostNs = 200'000;
 inline constexpr int64_t kMinParallelMemoryBytes = int64_t{1} << 20;
 
 // The cost_per_unit_ns to hand ParallelFor for memory-bound work touching
-// `bytes` in all: 0 (run inline) below kMinParallelMemoryBytes, else
+// `bytes` in all: 0 (run inline) below `min_bytes` (kMinParallelMemoryBytes
+// unless the caller measured another threshold for its work), else
 // cost_per_unit_ns.
-inline double MemoryBoundCost(int64_t bytes, double cost_per_unit_ns) {
-  return bytes < kMinParallelMemoryBytes ? 0.0 : cost_per_unit_ns;
+inline double MemoryBoundCost(int64_t bytes, double cost_per_unit_ns,
+                              int64_t min_bytes = kMinParallelMemoryBytes) {
+  return bytes < min_bytes ? 0.0 : cost_per_unit_ns;
 }
 
 using RangeFn = std::function<void(int64_t begin, int64_t end)>;

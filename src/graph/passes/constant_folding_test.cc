@@ -15,15 +15,9 @@ using kernels::testing::ErrorMessageOf;
 using kernels::testing::TensorValues;
 using testing::CompareGraphOutputs;
 using testing::EvaluateNode;
+using testing::Floats;
+using testing::Int64s;
 using testing::RandomFeeds;
-
-Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
-  return Tensor::from_vector(Shape(std::move(dims)), values);
-}
-
-Tensor Int64s(std::vector<int64_t> values) {
-  return Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values);
-}
 
 // EvaluateNode, counting the nodes it runs by name.
 struct CountingEvaluator {
@@ -146,16 +140,16 @@ TEST(FoldConstants, GeneratorBlowupIsNotEvaluated) {
   GraphBuilder b("blowup");
   const std::string x = b.input("x", DType::kFloat32, {1});
   // 4096 x 4096 float32 = 64 MiB from a 16-byte shape.
-  const std::string big_shape = b.constant(Int64s({4096, 4096}), "big_shape");
+  const std::string big_shape = b.constant(Int64s({2}, {4096, 4096}), "big_shape");
   const std::string big = b.op("ConstantOfShape", {big_shape}, {}, "big");
   // Tile and Expand likewise: 2 x 2^22 x 4 bytes = 32 MiB each.
   const std::string one = b.constant(Floats({1, 1}, {5}), "one");
   const std::string tiled =
-      b.op("Tile", {one, b.constant(Int64s({2, 1 << 22}), "reps")}, {}, "tiled");
+      b.op("Tile", {one, b.constant(Int64s({2}, {2, 1 << 22}), "reps")}, {}, "tiled");
   const std::string expanded =
-      b.op("Expand", {one, b.constant(Int64s({2, 1 << 22}), "to")}, {}, "expanded");
+      b.op("Expand", {one, b.constant(Int64s({2}, {2, 1 << 22}), "to")}, {}, "expanded");
   // A small one folds.
-  const std::string small = b.op("ConstantOfShape", {b.constant(Int64s({2}), "small_shape")},
+  const std::string small = b.op("ConstantOfShape", {b.constant(Int64s({1}, {2}), "small_shape")},
                                  {{"value", Floats({1}, {7})}}, "small");
   b.output(b.op("Add", {x, big}, {}, "y1"));
   b.output(b.op("Add", {x, tiled}, {}, "y2"));

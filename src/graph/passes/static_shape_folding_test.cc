@@ -14,11 +14,8 @@ namespace {
 using kernels::testing::TensorValues;
 using testing::CompareGraphOutputs;
 using testing::EvaluateNode;
+using testing::Int64s;
 using testing::RandomFeeds;
-
-Tensor Int64s(std::vector<int64_t> dims, std::vector<int64_t> values) {
-  return Tensor::from_vector(Shape(std::move(dims)), values);
-}
 
 // What the Constant node that replaced `node` holds.
 std::vector<int64_t> ConstantValues(const Graph& graph, const std::string& node) {

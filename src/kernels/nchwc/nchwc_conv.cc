@@ -130,9 +130,9 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
   const int64_t row_floats = pcols * lanes;
   // ~0.5 ns a float copied (memory read and write); below
   // kPadParallelMinBytes the caller copies alone.
-  const double cost = floats * static_cast<int64_t>(sizeof(float)) >= kPadParallelMinBytes
-                          ? static_cast<double>(row_floats) * 0.5
-                          : 0.0;
+  const double cost =
+      threading::MemoryBoundCost(floats * static_cast<int64_t>(sizeof(float)),
+                                 static_cast<double>(row_floats) * 0.5, kPadParallelMinBytes);
   threading::ParallelFor(ctx.pool, planes * prows, cost, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t plane = r / prows, pr = r % prows;

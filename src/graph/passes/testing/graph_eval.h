@@ -20,6 +20,11 @@ inline Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
   return Tensor::from_vector(Shape(std::move(dims)), values);
 }
 
+// An int64 tensor of `dims` holding `values` (shapes, axes, indices).
+inline Tensor Int64s(std::vector<int64_t> dims, std::vector<int64_t> values) {
+  return Tensor::from_vector(Shape(std::move(dims)), values);
+}
+
 // Runs `node`'s kernel on `inputs` (null = absent): the NodeEvaluator the
 // constant-folding tests hand to FoldConstants. Throws what the kernel throws.
 std::vector<Tensor> EvaluateNode(const Node& node, const std::vector<const Tensor*>& inputs);
