@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 
 namespace loom::base {
@@ -53,6 +54,23 @@ class GrowOnlyBuffer {
 
  private:
   std::unique_ptr<AlignedBuffer> buffer_;
+};
+
+// A std::allocator that places every allocation on a 64-byte line, for
+// vectors read with full AVX-512 loads (packed weights): operator new gives
+// 16 bytes, and a glibc mmap-backed block starts 16 bytes past a page, so
+// every 64-byte vector of it spanned two cache lines. Throws as AlignedBuffer
+// does.
+template <class T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <class U>
+  AlignedAllocator(const AlignedAllocator<U>& /*other*/) {
+  }  // NOLINT: rebinding converts implicitly
+  T* allocate(size_t n) { return static_cast<T*>(AllocateAligned(n * sizeof(T))); }
+  void deallocate(T* p, size_t /*n*/) { std::free(p); }
+  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };
 
 }  // namespace loom::base

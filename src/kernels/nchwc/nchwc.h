@@ -70,6 +70,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/aligned_buffer.h"
 #include "kernels/activation.h"
 #include "kernels/op_kernel.h"
 #include "kernels/spatial_geometry.h"
@@ -116,14 +117,16 @@ class PreparedNchwcConv {
   int64_t in_channels_;   // C
   int64_t kernel_h_, kernel_w_;
   Activation activation_;
-  std::vector<float> packed_;  // see nchwc_conv.cc
-  std::vector<float> bias_;    // ceil(M/B)*B values, zero-padded
+  // Read with full vector loads: on 64-byte lines (base::AlignedAllocator).
+  using Floats = std::vector<float, base::AlignedAllocator<float>>;
+  Floats packed_;  // see nchwc_conv.cc
+  Floats bias_;    // ceil(M/B)*B values, zero-padded
   // Winograd F(4x4, 3x3) weights (3x3, stride 1, dilation 1, one group,
   // blocked input; empty otherwise): 36 pointwise-packed matrices G g G^T,
   // one per transformed position, and zeros for their bias.
   int64_t winograd_ = -1;  // attribute 'winograd': -1 automatic, 0 never, 1 when possible
-  std::vector<float> winograd_packed_;
-  std::vector<float> zeros_;
+  Floats winograd_packed_;
+  Floats zeros_;
 };
 
 // The registry's kernels, and NchwcConv's prepare stage (a PreparedNchwcConv
