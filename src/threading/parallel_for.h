@@ -9,6 +9,10 @@
 // but calls fn on disjoint sub-ranges [begin, end) that together cover
 // [0, n) exactly once, possibly on several threads at the same time.
 //
+// Which thread runs what: the caller claims shards from the front of [0, n)
+// and helpers from the back, so the caller's sub-ranges always form a prefix
+// and, run after run, each thread gets about the same part of the data.
+//
 // How many threads: at most pool->num_threads() + 1 (the pool's workers plus
 // the caller). A cost model caps it so each shard carries at least
 // kMinShardCostNs of work (n * cost_per_unit_ns estimated); work too small to

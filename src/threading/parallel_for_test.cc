@@ -182,6 +182,41 @@ TEST(ParallelFor, WorkersReallyShareTheWork) {
   EXPECT_EQ(log.threads.size(), 2u);
 }
 
+// The caller claims shards from the front of the range and helpers from the
+// back, so whatever the timing the caller's indices are a prefix: every index
+// it ran lies below every index a helper ran (parallel_for.cc, ClaimFront).
+TEST(ParallelFor, CallerRunsAPrefixAndHelpersTheRest) {
+  for (int workers : {1, 3}) {
+    ThreadPool pool(Options(workers));
+    bool helped = false;
+    for (int round = 0; round < 20; ++round) {
+      const int64_t n = 64 + round;
+      const std::thread::id caller = std::this_thread::get_id();
+      std::mutex mutex;
+      int64_t caller_max = -1, helper_min = n;
+      std::vector<std::atomic<int>> visits(n);
+      ParallelFor(&pool, n, kExpensive, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) visits[i].fetch_add(1);
+        {
+          std::lock_guard lock(mutex);
+          if (std::this_thread::get_id() == caller) {
+            caller_max = std::max(caller_max, e - 1);
+          } else {
+            helper_min = std::min(helper_min, b);
+          }
+        }
+        // Long enough that the helpers wake before the caller is done.
+        std::this_thread::sleep_for(200us);
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(visits[i].load(), 1) << i;
+      EXPECT_GE(caller_max, 0) << "the caller runs shards itself";
+      EXPECT_LT(caller_max, helper_min) << "workers=" << workers << " n=" << n;
+      helped = helped || helper_min < n;
+    }
+    EXPECT_TRUE(helped) << "no helper ran a shard in 20 loops, workers=" << workers;
+  }
+}
+
 TEST(ParallelFor, SmallLoopsRunInlineWhileHelpersGetNoCpuAndShardAgainOnceOneHelps) {
   ThreadPool pool(Options(1));
   // The only worker is kept busy: a helper that never gets to run.
