@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/aligned_buffer.h"
@@ -35,6 +37,13 @@ using base::CeilDiv;
 // The zero-padded copy of the input, kept per calling thread and only
 // grown; the pool's workers read it while the caller waits in ParallelFor.
 float* PaddedScratch(size_t floats) {
+  thread_local base::GrowOnlyBuffer buffer;
+  return buffer.Floats(floats);
+}
+
+// One group's zero-padded input, per thread that runs a unit (RunDirect's
+// pad_in_unit), grown only.
+float* UnitPaddedScratch(size_t floats) {
   thread_local base::GrowOnlyBuffer buffer;
   return buffer.Floats(floats);
 }
@@ -120,15 +129,43 @@ struct Padded {
   int64_t rows, cols;  // padded spatial size
 };
 
-// Copies planes [N * planes] of rows x cols x lanes floats into a zero border
-// of (top, left) and enough rows/columns to cover every window.
-Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
-                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
-  const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+// The padded input's rows and columns: a zero border of (top, left) and
+// enough rows and columns to cover every window.
+std::pair<int64_t, int64_t> PaddedSize(int64_t rows, int64_t cols, const SpatialGeometry& g) {
   const int64_t need_rows = (g.output[0] - 1) * g.stride[0] + (g.kernel[0] - 1) * g.dilation[0] + 1;
   const int64_t need_cols = (g.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
-  const int64_t prows = std::max(top + rows + g.pad_end[0], need_rows);
-  const int64_t pcols = std::max(left + cols + g.pad_end[1], need_cols);
+  return {std::max(g.pad_begin[0] + rows + g.pad_end[0], need_rows),
+          std::max(g.pad_begin[1] + cols + g.pad_end[1], need_cols)};
+}
+
+// Padded rows [begin, end) of planes of rows x cols x lanes floats (row r is
+// plane r / prows, padded row r % prows) into `out` (prows x pcols x lanes a
+// plane).
+void PadRows(const float* x, int64_t rows, int64_t cols, int64_t lanes, int64_t prows,
+             int64_t pcols, const SpatialGeometry& g, int64_t begin, int64_t end, float* out) {
+  const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+  const int64_t row_floats = pcols * lanes;
+  const int64_t copy_cols = std::min(cols, pcols - left);
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t plane = r / prows, pr = r % prows;
+    float* dst = out + r * row_floats;
+    const int64_t ir = pr - top;
+    if (ir < 0 || ir >= rows) {
+      std::fill(dst, dst + row_floats, 0.0f);
+      continue;
+    }
+    std::fill(dst, dst + left * lanes, 0.0f);
+    const float* src = x + (plane * rows + ir) * cols * lanes;
+    std::copy(src, src + copy_cols * lanes, dst + left * lanes);
+    std::fill(dst + (left + copy_cols) * lanes, dst + row_floats, 0.0f);
+  }
+}
+
+// Copies planes [N * planes] of rows x cols x lanes floats into a zero border
+// (PaddedSize).
+Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
+                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
+  const auto [prows, pcols] = PaddedSize(rows, cols, g);
   int64_t floats = 0;
   if (__builtin_mul_overflow(planes * prows, pcols * lanes, &floats) ||
       floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
@@ -144,20 +181,7 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
       threading::MemoryBoundCost(floats * static_cast<int64_t>(sizeof(float)),
                                  static_cast<double>(row_floats) * 0.5, kPadParallelMinBytes);
   threading::ParallelFor(ctx.pool, planes * prows, cost, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t plane = r / prows, pr = r % prows;
-      float* dst = out + r * row_floats;
-      const int64_t ir = pr - top;
-      if (ir < 0 || ir >= rows) {
-        std::fill(dst, dst + row_floats, 0.0f);
-        continue;
-      }
-      const int64_t copy_cols = std::min(cols, pcols - left);
-      std::fill(dst, dst + left * lanes, 0.0f);
-      const float* src = x + (plane * rows + ir) * cols * lanes;
-      std::copy(src, src + copy_cols * lanes, dst + left * lanes);
-      std::fill(dst + (left + copy_cols) * lanes, dst + row_floats, 0.0f);
-    }
+    PadRows(x, rows, cols, lanes, prows, pcols, g, begin, end, out);
   });
   return {out, prows, pcols};
 }
@@ -449,13 +473,6 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t B = block_;
   const int64_t in_planes = plain_input_ ? in_channels_ : CeilDiv(in_channels_, B);
   const int64_t lanes = plain_input_ ? 1 : B;
-  int64_t rows = g.input[0], cols = g.input[1];
-  if (g.has_padding()) {
-    const Padded padded = PadInput(ctx, x, batch * in_planes, rows, cols, lanes, g);
-    x = padded.data;
-    rows = padded.rows;
-    cols = padded.cols;
-  }
   const int64_t pixels = g.output[0] * g.output[1];
   const int64_t cg = in_channels_ / group_, mg = out_channels_ / group_;
   const int64_t obg = CeilDiv(mg, B);
@@ -475,7 +492,37 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t width = mk.tile_width[std::min<int64_t>(mk.tile_blocks, obg) - 1];
   const int64_t chunks = std::max<int64_t>(1, pixels / (width * kChunkTiles));
   const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
+  // A grouped conv whose every unit covers one whole group (one tile group,
+  // one pixel chunk) reads no input row another unit reads: each unit pads
+  // its own group's planes into its thread's scratch just before using them,
+  // instead of the caller padding everything first (alone below
+  // kPadParallelMinBytes' worth of work, and the helper then reads the rows
+  // from the caller's cache). RegNet-X-400MF's 25-group 3x3 at 7^2, intra 2:
+  // 51 -> 44 us a layer in the model (median of 12 alternating rounds), 52 ->
+  // 35 us in loom_conv_bench; intra 1 unchanged (bench/results/nchwc-pointwise-
+  // 2026-12-04.md).
+  const bool pad_in_unit =
+      g.has_padding() && group_ > 1 && !plain_input_ && tile_groups == 1 && chunks == 1;
+  const int64_t in_rows = g.input[0], in_cols = g.input[1];
+  const float* const unpadded = x;
+  int64_t rows = in_rows, cols = in_cols;
+  if (pad_in_unit) {
+    std::tie(rows, cols) = PaddedSize(in_rows, in_cols, g);
+    int64_t floats = 0;
+    if (__builtin_mul_overflow(icbg * rows, cols * lanes, &floats) ||
+        floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
+      ThrowKernelError(kOp, "the padded input of a group (" + std::to_string(icbg) + " planes of " +
+                                std::to_string(rows) + " x " + std::to_string(cols) +
+                                ") exceeds Loom's tensor size limit");
+    }
+  } else if (g.has_padding()) {
+    const Padded padded = PadInput(ctx, x, batch * in_planes, rows, cols, lanes, g);
+    x = padded.data;
+    rows = padded.rows;
+    cols = padded.cols;
+  }
   const int64_t in_image = in_planes * rows * cols * lanes;
+  const int64_t unpadded_plane = in_rows * in_cols * lanes;
   const int64_t out_image = CeilDiv(out_channels_, B) * pixels * B;
   const int64_t units = batch * group_ * tile_groups * chunks;
   const double cost = kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk) *
@@ -541,7 +588,14 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       const int64_t n = rest / group_;
       const int64_t first_block = gi * obg + tg * mk.tile_blocks;  // of the whole output
       const int64_t blocks = std::min<int64_t>(mk.tile_blocks, obg - tg * mk.tile_blocks);
-      p.input = x + n * in_image + gi * icbg * p.in_block_stride;
+      if (pad_in_unit) {
+        float* padded = UnitPaddedScratch(static_cast<size_t>(icbg * p.in_block_stride));
+        PadRows(unpadded + (n * in_planes + gi * icbg) * unpadded_plane, in_rows, in_cols, lanes,
+                rows, cols, g, 0, icbg * rows, padded);
+        p.input = padded;
+      } else {
+        p.input = x + n * in_image + gi * icbg * p.in_block_stride;
+      }
       p.weights = packed_.data() + first_block * per_block;
       p.bias = bias_.data() + first_block * B;
       const int64_t out_offset = n * out_image + first_block * p.out_block_stride;
