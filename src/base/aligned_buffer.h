@@ -65,9 +65,9 @@ template <class T>
 struct AlignedAllocator {
   using value_type = T;
   AlignedAllocator() = default;
+  // Implicit, as std::allocator's: containers rebind the allocator.
   template <class U>
-  AlignedAllocator(const AlignedAllocator<U>& /*other*/) {
-  }  // NOLINT: rebinding converts implicitly
+  AlignedAllocator(const AlignedAllocator<U>& /*other*/) {}  // NOLINT(google-explicit-constructor)
   T* allocate(size_t n) { return static_cast<T*>(AllocateAligned(n * sizeof(T))); }
   void deallocate(T* p, size_t /*n*/) { std::free(p); }
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
