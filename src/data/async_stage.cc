@@ -73,10 +73,13 @@ void AsyncStage::ClaimLocked() {
 
 int AsyncStage::ReadySlotLocked() const {
   if (config_.deterministic) return !slots_.empty() && slots_.front()->done ? 0 : -1;
+  int earliest = -1;
   for (size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i]->done) return static_cast<int>(i);
+    if (slots_[i]->done && (earliest < 0 || slots_[i]->finished < slots_[earliest]->finished)) {
+      earliest = static_cast<int>(i);
+    }
   }
-  return -1;
+  return earliest;
 }
 
 void AsyncStage::TopUpLocked() {
@@ -190,6 +193,7 @@ void AsyncStage::ComputeOne() {
   }
   std::lock_guard lock(mutex_);
   slot->done = true;
+  slot->finished = ++finished_count_;
   if (error) {
     // Moved, not copied: a copy left here would be released after the
     // unlock, possibly as the last reference once the consumer is done with

@@ -77,6 +77,11 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
   struct Slot {
     int64_t index = 0;
     bool done = false;
+    // When it finished, among this stage's elements (1, 2, ...): with
+    // deterministic off the consumer takes the earliest finished, so an
+    // element the consumer computed itself does not go ahead of ones the
+    // pool finished while it worked.
+    uint64_t finished = 0;
     std::optional<Element> value;
     std::exception_ptr error;
   };
@@ -121,7 +126,8 @@ class AsyncStage final : public IteratorNode, public AsyncStageBase {
 
   // Serializes pulls from input_, so elements enter in order.
   std::mutex input_mutex_;
-  int64_t next_index_ = 0;  // guarded by input_mutex_
+  int64_t next_index_ = 0;       // guarded by input_mutex_
+  uint64_t finished_count_ = 0;  // Slot::finished of the last element done; guarded by mutex_
 
   // Guarded by mutex_. Invariants (whenever mutex_ is free):
   //  - 0 <= unslotted_ <= claims_: a claim (ClaimLocked) counts in both
