@@ -161,11 +161,9 @@ void PadRows(const float* x, int64_t rows, int64_t cols, int64_t lanes, int64_t 
   }
 }
 
-// Copies planes [N * planes] of rows x cols x lanes floats into a zero border
-// (PaddedSize).
-Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
-                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
-  const auto [prows, pcols] = PaddedSize(rows, cols, g);
+// The floats of `planes` padded planes, checked against Loom's tensor size
+// limit before anything is allocated.
+int64_t PaddedFloats(int64_t planes, int64_t prows, int64_t pcols, int64_t lanes) {
   int64_t floats = 0;
   if (__builtin_mul_overflow(planes * prows, pcols * lanes, &floats) ||
       floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
@@ -173,6 +171,15 @@ Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_
                               std::to_string(prows) + " x " + std::to_string(pcols) +
                               " exceeds Loom's tensor size limit");
   }
+  return floats;
+}
+
+// Copies planes [N * planes] of rows x cols x lanes floats into a zero border
+// (PaddedSize).
+Padded PadInput(const KernelContext& ctx, const float* x, int64_t planes, int64_t rows,
+                int64_t cols, int64_t lanes, const SpatialGeometry& g) {
+  const auto [prows, pcols] = PaddedSize(rows, cols, g);
+  const int64_t floats = PaddedFloats(planes, prows, pcols, lanes);
   float* out = PaddedScratch(static_cast<size_t>(floats));
   const int64_t row_floats = pcols * lanes;
   // ~0.5 ns a float copied (memory read and write); below
@@ -508,13 +515,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   int64_t rows = in_rows, cols = in_cols;
   if (pad_in_unit) {
     std::tie(rows, cols) = PaddedSize(in_rows, in_cols, g);
-    int64_t floats = 0;
-    if (__builtin_mul_overflow(icbg * rows, cols * lanes, &floats) ||
-        floats > kMaxTensorBytes / static_cast<int64_t>(sizeof(float))) {
-      ThrowKernelError(kOp, "the padded input of a group (" + std::to_string(icbg) + " planes of " +
-                                std::to_string(rows) + " x " + std::to_string(cols) +
-                                ") exceeds Loom's tensor size limit");
-    }
+    PaddedFloats(icbg, rows, cols, lanes);  // a unit's scratch: one group's planes
   } else if (g.has_padding()) {
     const Padded padded = PadInput(ctx, x, batch * in_planes, rows, cols, lanes, g);
     x = padded.data;
