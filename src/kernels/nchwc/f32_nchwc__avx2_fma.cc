@@ -28,10 +28,26 @@ struct Avx2 {
   static V Exp(V x) { return Exp8(x); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
   static V Min(V a, V b) { return _mm256_min_ps(a, b); }
-  static __m256i LaneIndex(int32_t step) {
-    return _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(step));
+  // r[i] lane j -> r[j] lane i: pairs of rows interleaved, then quads
+  // within each 128-bit half, then the halves of rows 4 apart.
+  static void Transpose(V (&r)[8]) {
+    V t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+      t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+      t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+    }
+    // u[4q + m], half j: rows 4q..4q+3 of column 4j + m.
+    for (int q = 0; q < 8; q += 4) {
+      u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
+      u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
+      u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
+      u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
+    }
+    for (int m = 0; m < 4; ++m) {
+      r[m] = _mm256_permute2f128_ps(u[m], u[4 + m], 0x20);
+      r[4 + m] = _mm256_permute2f128_ps(u[m], u[4 + m], 0x31);
+    }
   }
-  static V Gather(const float* base, __m256i index) { return _mm256_i32gather_ps(base, index, 4); }
   static V Zero() { return _mm256_setzero_ps(); }
 };
 

@@ -35,14 +35,33 @@ struct Avx512 {
   // The masked form: GCC 12 warns that the plain one reads an undefined vector.
   static V Max(V a, V b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   static V Min(V a, V b) { return _mm512_maskz_min_ps(0xFFFF, a, b); }
-  static __m512i LaneIndex(int32_t step) {
-    return _mm512_mullo_epi32(
-        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-        _mm512_set1_epi32(step));
-  }
-  // The masked form, as for Max.
-  static V Gather(const float* base, __m512i index) {
-    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xFFFF, index, base, 4);
+  // r[i] lane j -> r[j] lane i: pairs of rows interleaved, then quads
+  // within each 128-bit lane, then 128-bit lanes across rows 4 and 8 apart.
+  // The masked forms, as for Max.
+  static void Transpose(V (&r)[16]) {
+    V t[16], u[16];
+    for (int k = 0; k < 16; k += 2) {
+      t[k] = _mm512_maskz_unpacklo_ps(0xFFFF, r[k], r[k + 1]);
+      t[k + 1] = _mm512_maskz_unpackhi_ps(0xFFFF, r[k], r[k + 1]);
+    }
+    // u[4q + m], 128-bit lane j: rows 4q..4q+3 of column 4j + m.
+    for (int q = 0; q < 16; q += 4) {
+      u[q] = _mm512_maskz_shuffle_ps(0xFFFF, t[q], t[q + 2], 0x44);
+      u[q + 1] = _mm512_maskz_shuffle_ps(0xFFFF, t[q], t[q + 2], 0xEE);
+      u[q + 2] = _mm512_maskz_shuffle_ps(0xFFFF, t[q + 1], t[q + 3], 0x44);
+      u[q + 3] = _mm512_maskz_shuffle_ps(0xFFFF, t[q + 1], t[q + 3], 0xEE);
+    }
+    for (int m = 0; m < 4; ++m) {
+      // Lanes 0 and 2 (then 1 and 3) of u[m], u[4 + m], u[8 + m], u[12 + m].
+      const V even_lo = _mm512_maskz_shuffle_f32x4(0xFFFF, u[m], u[4 + m], 0x88);
+      const V even_hi = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + m], u[12 + m], 0x88);
+      const V odd_lo = _mm512_maskz_shuffle_f32x4(0xFFFF, u[m], u[4 + m], 0xDD);
+      const V odd_hi = _mm512_maskz_shuffle_f32x4(0xFFFF, u[8 + m], u[12 + m], 0xDD);
+      r[m] = _mm512_maskz_shuffle_f32x4(0xFFFF, even_lo, even_hi, 0x88);
+      r[8 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, even_lo, even_hi, 0xDD);
+      r[4 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, odd_lo, odd_hi, 0x88);
+      r[12 + m] = _mm512_maskz_shuffle_f32x4(0xFFFF, odd_lo, odd_hi, 0xDD);
+    }
   }
   static V Zero() { return _mm512_setzero_ps(); }
 };

@@ -8,8 +8,8 @@
 // (pixels per register tile, indexed by the tile's output blocks),
 // Load, Store (unaligned), Broadcast (one float to every lane), Fma(a, b, c)
 // = a * b + c, Add, Sub, Mul, Div, Max and Min (b when either is NaN),
-// Zero, LaneIndex(step) (lane l holds l * step) and Gather(base, index)
-// (lane l = base[index[l]]); and either Exp(v) (the ISA's own exp, so that
+// Zero, Transpose(V (&r)[kBlock]) (r[i] lane j and r[j] lane i swapped
+// for every i, j); and either Exp(v) (the ISA's own exp, so that
 // the conv's fused Sigmoid/SiLU agree with the unary kernels) or the two
 // pieces of the template one: Round (to nearest, ties to even) and
 // Scale2(v, n) = v * 2^n for a whole n in [-150, 128] (subnormal and
@@ -17,7 +17,6 @@
 #pragma once
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 
 #include "kernels/nchwc/nchwc_micro_kernel.h"
@@ -701,37 +700,45 @@ void PoolRow(const NchwcPoolParams& p, int64_t oh, float* out) {
   for (ow = std::max(hi, lo); ow < p.out_cols; ++ow) edge(ow);
 }
 
-// Plain NCHW planes to one block: each output vector gathers one pixel
-// from the block's channel planes (T::Gather, lane l at index[l]).
+// Plain NCHW planes to one block, B pixels at a time: one vector from each
+// of the block's channel planes (zeros past `lanes`), transposed in
+// registers (T::Transpose) into B blocked pixels. Gathers did this one pixel
+// per instruction, which on AMD Zen 4 took 3-4x as long (ShuffleNet's and
+// ResNeXt's reorders; bench/results/nchwc-zen4-2026-12-04.md).
 template <class T>
 void ReorderIn(const float* planes, int64_t plane, int64_t lanes, int64_t pixels, float* blocked) {
+  using V = typename T::V;
   constexpr int B = T::kBlock;
-  if (lanes == B && plane <= INT32_MAX / B) {
-    const auto index = T::LaneIndex(static_cast<int32_t>(plane));
-    for (int64_t i = 0; i < pixels; ++i) T::Store(blocked + i * B, T::Gather(planes + i, index));
-    return;
+  int64_t i = 0;
+  for (; i + B <= pixels; i += B) {
+    V r[B];
+#pragma GCC unroll 16
+    for (int l = 0; l < B; ++l) r[l] = l < lanes ? T::Load(planes + l * plane + i) : T::Zero();
+    T::Transpose(r);
+#pragma GCC unroll 16
+    for (int k = 0; k < B; ++k) T::Store(blocked + (i + k) * B, r[k]);
   }
-  for (int64_t i = 0; i < pixels; ++i) {
+  for (; i < pixels; ++i) {
     for (int64_t l = 0; l < B; ++l) blocked[i * B + l] = l < lanes ? planes[l * plane + i] : 0.0f;
   }
 }
 
-// One block back to NCHW planes: each plane row gathers B pixels of one lane.
+// One block back to NCHW planes: B blocked pixels transposed in registers
+// into B pixels of each lane's plane.
 template <class T>
 void ReorderOut(const float* blocked, int64_t plane, int64_t lanes, int64_t pixels, float* planes) {
+  using V = typename T::V;
   constexpr int B = T::kBlock;
-  const auto index = T::LaneIndex(B);  // pixel k of a lane at k * B
-  // Pixels in groups of 4 vectors (4 KiB at B = 16), so every lane's
-  // gathers reread them from L1, not the whole plane from L2.
-  constexpr int64_t kGroup = 4 * B;
-  for (int64_t i0 = 0; i0 < pixels; i0 += kGroup) {
-    const int64_t i1 = std::min(pixels, i0 + kGroup);
-    for (int64_t l = 0; l < lanes; ++l) {
-      float* out = planes + l * plane;
-      int64_t i = i0;
-      for (; i + B <= i1; i += B) T::Store(out + i, T::Gather(blocked + i * B + l, index));
-      for (; i < i1; ++i) out[i] = blocked[i * B + l];
-    }
+  int64_t i = 0;
+  for (; i + B <= pixels; i += B) {
+    V r[B];
+#pragma GCC unroll 16
+    for (int k = 0; k < B; ++k) r[k] = T::Load(blocked + (i + k) * B);
+    T::Transpose(r);
+    for (int64_t l = 0; l < lanes; ++l) T::Store(planes + l * plane + i, r[l]);
+  }
+  for (; i < pixels; ++i) {
+    for (int64_t l = 0; l < lanes; ++l) planes[l * plane + i] = blocked[i * B + l];
   }
 }
 

@@ -40,14 +40,11 @@ struct Portable {
   }
   static V Max(V a, V b) { return a > b ? a : b; }
   static V Min(V a, V b) { return a < b ? a : b; }
-  struct Index {
-    int32_t step;
-  };
-  static Index LaneIndex(int32_t step) { return {step}; }
-  static V Gather(const float* base, Index index) {
-    V v;
-    for (int l = 0; l < kBlock; ++l) v[l] = base[static_cast<int64_t>(l) * index.step];
-    return v;
+  static void Transpose(V (&r)[kBlock]) {
+    V t[kBlock];
+    for (int i = 0; i < kBlock; ++i)
+      for (int j = 0; j < kBlock; ++j) t[j][i] = r[i][j];
+    for (int i = 0; i < kBlock; ++i) r[i] = t[i];
   }
   static V Zero() { return V{}; }
 };

@@ -21,7 +21,7 @@ constexpr double kNsPerFloat = 0.5;
 constexpr int64_t kChunkPixels = 2048;
 
 // Blocked -> plain when `to_plain`, else plain -> blocked (zero lanes past
-// C), parallel over (image, block, pixel chunk). The ISA's gather loops
+// C), parallel over (image, block, pixel chunk). The ISA's transposing loops
 // when its block matches, else plain loops.
 void Reorder(const KernelContext& ctx, const float* src, float* dst, int64_t batch,
              int64_t channels, int64_t plane, int64_t block, bool to_plain) {

@@ -436,38 +436,42 @@ TEST(NchwcConv, RejectsMismatchedInputsWithClearErrors) {
 }
 
 TEST(NchwcReorder, RoundTripsAndZeroesPaddingLanes) {
-  // 2,250 pixels: more than one chunk of work per plane.
-  const Tensor x = RandomTensor(DType::kFloat32, Shape({2, 11, 50, 45}), 10);
-  const int64_t plane = 50 * 45;
-  for (Isa isa : SupportedIsas())
-    for (int block : {8, 16})
-      for (int threads : {1, 3}) {
-        SCOPED_TRACE(std::string(IsaName(isa)) + " block " + std::to_string(block) + " threads " +
-                     std::to_string(threads));
-        auto pool = PoolWithThreads(threads);
-        const KernelContext ctx{pool.get(), isa};
-        Attributes to_blocked;
-        to_blocked.set("block", int64_t{block});
-        const Tensor* in[] = {&x};
-        const Tensor blocked = NchwcReorderInputKernel(ctx, to_blocked, in)[0];
-        const int64_t blocks = (11 + block - 1) / block;
-        ASSERT_EQ(blocked.shape(), Shape({2, blocks, 50, 45, block}));
-        // Element (n, c, h, w) sits at block c / B, lane c % B.
-        const float* b = blocked.data<float>();
-        for (int64_t n = 0; n < 2; ++n) {
-          for (int64_t c = 0; c < blocks * block; ++c) {
-            for (int64_t i = 0; i < plane; ++i) {
-              const float got = b[((n * blocks + c / block) * plane + i) * block + c % block];
-              const float want = c < 11 ? x.data<float>()[(n * 11 + c) * plane + i] : 0.0f;
-              ASSERT_EQ(got, want) << "n " << n << " c " << c << " pixel " << i;
+  // 2,250 pixels: more than one chunk of work per plane, and not a multiple
+  // of 8 or 16 (the transposing loops' tails). 11 channels fill no block of
+  // 16 and one of 8; 35 fill two of 16 and four of 8 with lanes left over.
+  for (int64_t channels : {11, 35})
+    for (Isa isa : SupportedIsas())
+      for (int block : {8, 16})
+        for (int threads : {1, 3}) {
+          SCOPED_TRACE(std::string(IsaName(isa)) + " block " + std::to_string(block) + " threads " +
+                       std::to_string(threads) + " channels " + std::to_string(channels));
+          const Tensor x = RandomTensor(DType::kFloat32, Shape({2, channels, 50, 45}), 10);
+          const int64_t plane = 50 * 45;
+          auto pool = PoolWithThreads(threads);
+          const KernelContext ctx{pool.get(), isa};
+          Attributes to_blocked;
+          to_blocked.set("block", int64_t{block});
+          const Tensor* in[] = {&x};
+          const Tensor blocked = NchwcReorderInputKernel(ctx, to_blocked, in)[0];
+          const int64_t blocks = (channels + block - 1) / block;
+          ASSERT_EQ(blocked.shape(), Shape({2, blocks, 50, 45, block}));
+          // Element (n, c, h, w) sits at block c / B, lane c % B.
+          const float* b = blocked.data<float>();
+          for (int64_t n = 0; n < 2; ++n) {
+            for (int64_t c = 0; c < blocks * block; ++c) {
+              for (int64_t i = 0; i < plane; ++i) {
+                const float got = b[((n * blocks + c / block) * plane + i) * block + c % block];
+                const float want =
+                    c < channels ? x.data<float>()[(n * channels + c) * plane + i] : 0.0f;
+                ASSERT_EQ(got, want) << "n " << n << " c " << c << " pixel " << i;
+              }
             }
           }
+          Attributes to_plain;
+          to_plain.set("channels", channels);
+          const Tensor* back_in[] = {&blocked};
+          EXPECT_TRUE(BitwiseEqual(NchwcReorderOutputKernel(ctx, to_plain, back_in)[0], x));
         }
-        Attributes to_plain;
-        to_plain.set("channels", int64_t{11});
-        const Tensor* back_in[] = {&blocked};
-        EXPECT_TRUE(BitwiseEqual(NchwcReorderOutputKernel(ctx, to_plain, back_in)[0], x));
-      }
 }
 
 TEST(NchwcReorder, RejectsChannelsThatDoNotFit) {
