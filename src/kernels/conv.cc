@@ -9,6 +9,8 @@
 #include "kernels/conv_im2col.h"
 #include "kernels/fused_activation.h"
 #include "kernels/spatial_geometry.h"
+#include "threading/parallel_for.h"
+#include "threading/thread_pool.h"
 
 namespace loom::kernels {
 namespace {
@@ -17,6 +19,12 @@ constexpr std::string_view kOp = "Conv";
 
 // Output channels per group up to which the GEMM may use its few-row path.
 constexpr int64_t kFewRowsMax = 16;
+
+// Groups whose GEMM is below this many flops run one per thread even when
+// there are few of them per thread (RunGemm); ~100 us of work at one core's
+// speed. ParallelFor's cost estimate for them: ~50 GFLOP/s.
+constexpr double kSmallGroupFlops = 4e6;
+constexpr double kNsPerFlop = 0.02;
 
 // Bias plus activation on a finished piece of a GEMM output row; `row` is
 // the output channel within the group, so bias already points at the group.
@@ -158,29 +166,49 @@ void PreparedConv::RunGemm(const KernelContext& ctx, const Tensor& x, Tensor& y,
   }
   const float* in = x.data<float>();
   float* out = y.data<float>();
+  // One image and group: im2col (unless pointwise), then GEMM with the bias
+  // and activation in its epilogue, each split over `pool` (null: inline).
+  auto run_group = [&](int64_t n, int64_t g, float* scratch, threading::ThreadPool* pool) {
+    const float* group_in = in + (n * group_ + g) * in_channels_per_group_ * in_plane;
+    if (!pointwise) Im2Col(group_in, in_channels_per_group_, geometry, scratch, pool);
+    ConvEpilogue epilogue{bias_.data() + g * rows, activation_, isa_};
+    GemmArgs args;
+    args.m = rows;
+    args.n = positions;
+    args.k = depth;
+    // The raw weights let f32_gemm take its few-row path, which streams B
+    // once per group of rows: right for M <= 16, but for the wide B of a
+    // convolution (im2col, HW columns) packing wins beyond that — at M = 64
+    // on a 56x56 layer, 31 GFLOP/s few-row vs 39 packed (AVX-512, Zen 4).
+    args.a = rows <= kFewRowsMax ? weights_.data<float>() + g * rows * depth : nullptr;
+    args.lda = std::max<int64_t>(depth, 1);
+    args.packed_a = packed_.empty() ? nullptr : &packed_[static_cast<size_t>(g)];
+    args.b = pointwise ? group_in : scratch;
+    args.ldb = positions;
+    args.c = out + (n * out_channels_ + g * rows) * positions;
+    args.ldc = positions;
+    args.epilogue = {&ConvEpilogue::Apply, &epilogue};
+    f32_gemm(args, pool, isa_);
+  };
+  // Many small groups (ResNeXt's 32 of 4-8 channels) go one whole group per
+  // thread: split inside, each group's two steps were too small to share
+  // (ResNeXt-50's 4-channel layers took 1.25 ms at two threads, 0.82 ms at
+  // one, on Zen 4). Results do not depend on the split: the GEMM is
+  // bit-exact across thread counts.
+  const int64_t units = batch * group_;
+  const int64_t threads = ctx.pool != nullptr ? ctx.pool->num_threads() + 1 : 1;
+  const double group_flops = 2.0 * static_cast<double>(rows * depth * positions);
+  if (group_ > 1 && threads > 1 && units >= threads &&
+      (units >= 4 * threads || group_flops < kSmallGroupFlops)) {
+    const double cost = group_flops * kNsPerFlop + (pointwise ? 0.0 : depth * positions * 0.3);
+    threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
+      float* scratch = pointwise ? nullptr : Im2ColScratch(static_cast<size_t>(depth * positions));
+      for (int64_t u = begin; u < end; ++u) run_group(u / group_, u % group_, scratch, nullptr);
+    });
+    return;
+  }
   for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t g = 0; g < group_; ++g) {
-      const float* group_in = in + (n * group_ + g) * in_channels_per_group_ * in_plane;
-      if (!pointwise) Im2Col(group_in, in_channels_per_group_, geometry, col, ctx.pool);
-      ConvEpilogue epilogue{bias_.data() + g * rows, activation_, isa_};
-      GemmArgs args;
-      args.m = rows;
-      args.n = positions;
-      args.k = depth;
-      // The raw weights let f32_gemm take its few-row path, which streams B
-      // once per group of rows: right for M <= 16, but for the wide B of a
-      // convolution (im2col, HW columns) packing wins beyond that — at M = 64
-      // on a 56x56 layer, 31 GFLOP/s few-row vs 39 packed (AVX-512, Zen 4).
-      args.a = rows <= kFewRowsMax ? weights_.data<float>() + g * rows * depth : nullptr;
-      args.lda = std::max<int64_t>(depth, 1);
-      args.packed_a = packed_.empty() ? nullptr : &packed_[static_cast<size_t>(g)];
-      args.b = pointwise ? group_in : col;
-      args.ldb = positions;
-      args.c = out + (n * out_channels_ + g * rows) * positions;
-      args.ldc = positions;
-      args.epilogue = {&ConvEpilogue::Apply, &epilogue};
-      f32_gemm(args, ctx.pool, isa_);
-    }
+    for (int64_t g = 0; g < group_; ++g) run_group(n, g, col, ctx.pool);
   }
 }
 

@@ -56,6 +56,9 @@ std::vector<ConvCase> Cases() {
       {"asymmetric pads", {1, 2, 6, 5}, {3, 2, 2, 3}, Attrs({1, 2}, {0, 2, 1, 0}, {}), false},
       {"dilation 2", {1, 3, 12, 10}, {4, 3, 3, 3}, Attrs({}, {2, 2, 2, 2}, {2, 2})},
       {"grouped 2", {1, 6, 8, 8}, {4, 3, 3, 3}, Attrs({}, {1, 1, 1, 1}, {}, 2)},
+      // Many small groups (ResNeXt): one group per thread at 2-7 threads.
+      {"grouped 16 x 4 channels", {2, 64, 9, 10}, {32, 4, 3, 3}, Attrs({}, {1, 1, 1, 1}, {}, 16)},
+      {"grouped 1x1 8 x 3 channels", {1, 24, 5, 6}, {16, 3, 1, 1}, Attrs({}, {}, {}, 8)},
       {"depthwise 3x3", {2, 7, 10, 11}, {7, 1, 3, 3}, Attrs({}, {1, 1, 1, 1}, {}, 7)},
       {"depthwise stride 2", {1, 5, 13, 12}, {5, 1, 3, 3}, Attrs({2, 2}, {1, 1, 1, 1}, {}, 5)},
       {"depthwise stride 2 no pad", {1, 4, 9, 10}, {4, 1, 3, 3}, Attrs({2, 2}, {}, {}, 4)},
@@ -138,6 +141,8 @@ TEST(Conv, BitExactAcrossThreadCounts) {
   const std::vector<ConvCase> cases = {
       {"3x3", {1, 32, 20, 20}, {48, 32, 3, 3}, Attrs({}, {1, 1, 1, 1}, {})},
       {"depthwise", {1, 32, 20, 20}, {32, 1, 3, 3}, Attrs({2, 2}, {1, 1, 1, 1}, {}, 32)},
+      {"grouped 32 x 4", {1, 128, 20, 20}, {128, 4, 3, 3}, Attrs({}, {1, 1, 1, 1}, {}, 32)},
+      {"grouped 2 x 16", {1, 32, 20, 20}, {32, 16, 3, 3}, Attrs({}, {1, 1, 1, 1}, {}, 2)},
   };
   for (const ConvCase& c : cases) {
     const Tensor x = RandomTensor(DType::kFloat32, Shape(c.x_shape), 4);
