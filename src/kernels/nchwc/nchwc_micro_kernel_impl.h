@@ -535,6 +535,61 @@ inline void DepthwiseColumns(const NchwcDepthwiseParams& p, const float* in_row,
   }
 }
 
+// DepthwiseTile for a full-width window of KW taps at column stride S (no
+// dilation): each input vector of a tap row is loaded once and multiplied
+// into every output column whose window holds it, (OW - 1) * S + KW loads a
+// row instead of OW * KW. Each accumulator still sums its taps in kw order,
+// so the results equal DepthwiseTile's bit for bit.
+template <class T, int OW, int KW, int S>
+inline void DepthwiseTileSliding(const NchwcDepthwiseParams& p, const float* in, const float* w,
+                                 const float* bias, float* out, int64_t kh_count) {
+  using V = typename T::V;
+  constexpr int B = T::kBlock;
+  constexpr int kInputs = (OW - 1) * S + KW;
+  V acc[OW];
+  const V b = T::Load(bias);
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) acc[j] = b;
+  for (int64_t kh = 0; kh < kh_count; ++kh) {
+    const float* x = in + kh * p.dilation_h * p.in_row_stride;
+    const float* w_row = w + kh * KW * B;
+    V wv[KW];
+#pragma GCC unroll 8
+    for (int k = 0; k < KW; ++k) wv[k] = T::Load(w_row + k * B);
+#pragma GCC unroll 64
+    for (int c = 0; c < kInputs; ++c) {
+      const V xv = T::Load(x + c * B);
+#pragma GCC unroll 8
+      for (int k = 0; k < KW; ++k) {
+        if ((c - k) % S == 0 && c - k >= 0 && (c - k) / S < OW) {
+          acc[(c - k) / S] = T::Fma(xv, wv[k], acc[(c - k) / S]);
+        }
+      }
+    }
+  }
+  const ActivationVectors<T> activation(p.activation);
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) {
+    V r = acc[j];
+    if (p.activation.kind != NchwcActivation::Kind::kNone) r = activation.Apply(r);
+    T::Store(out + j * B, r);
+  }
+}
+
+// DepthwiseColumns with DepthwiseTileSliding's tiles of OW columns, then
+// DepthwiseTile's for the last few.
+template <class T, int OW, int KW, int S>
+inline void DepthwiseColumnsSliding(const NchwcDepthwiseParams& p, const float* in_row,
+                                    const float* w, const float* bias, float* out_row,
+                                    int64_t kh_count, int64_t ow, int64_t ow_end) {
+  constexpr int B = T::kBlock;
+  for (; ow + OW <= ow_end; ow += OW) {
+    DepthwiseTileSliding<T, OW, KW, S>(p, in_row + (ow * S - p.pad_left) * B, w, bias,
+                                       out_row + ow * B, kh_count);
+  }
+  if (ow < ow_end) DepthwiseColumns<T, OW - 1>(p, in_row, w, bias, out_row, kh_count, ow, ow_end);
+}
+
 // First index k in [0, count) with start + k * step >= 0 (count if none).
 inline int64_t FirstInside(int64_t start, int64_t step, int64_t count) {
   if (start >= 0) return 0;
@@ -576,7 +631,19 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
                         kh_end - kh_begin, kw_begin, kw_end);
   };
   for (int64_t ow = ow_begin; ow < lo; ++ow) edge(ow);
-  DepthwiseColumns<T, T::kDepthwiseWidth>(p, in_row, w, bias, out_row, kh_end - kh_begin, lo, hi);
+  constexpr int W = T::kDepthwiseWidth;
+  const int64_t kh_count = kh_end - kh_begin;
+  if (p.dilation_w == 1 && p.kernel_w == 3 && p.stride_w == 1) {
+    DepthwiseColumnsSliding<T, W, 3, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (p.dilation_w == 1 && p.kernel_w == 3 && p.stride_w == 2) {
+    DepthwiseColumnsSliding<T, W, 3, 2>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (p.dilation_w == 1 && p.kernel_w == 5 && p.stride_w == 1) {
+    DepthwiseColumnsSliding<T, W, 5, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (p.dilation_w == 1 && p.kernel_w == 5 && p.stride_w == 2) {
+    DepthwiseColumnsSliding<T, W, 5, 2>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else {
+    DepthwiseColumns<T, W>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  }
   for (int64_t ow = hi; ow < ow_end; ++ow) edge(ow);
 }
 

@@ -75,6 +75,12 @@ std::vector<ConvCase> Cases() {
       {"depthwise 3x3", {2, 21, 10, 11}, {21, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 21},
       {"depthwise 5x5 stride 2", {1, 40, 13, 12}, {40, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 40},
       {"depthwise dilated", {1, 8, 9, 9}, {8, 1, 3, 3}, {}, {2, 2, 2, 2}, {2, 2}, 8},
+      // Rows wide enough for the sliding tiles (3x3 and 5x5 at strides 1
+      // and 2) and their narrower tails.
+      {"depthwise 3x3 wide rows", {1, 24, 5, 40}, {24, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 24},
+      {"depthwise 3x3/2 wide rows", {1, 24, 6, 43}, {24, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 24},
+      {"depthwise 5x5 wide rows", {1, 20, 6, 37}, {20, 1, 5, 5}, {}, {2, 2, 2, 2}, {}, 20},
+      {"depthwise 5x5/2 wide rows", {1, 20, 7, 50}, {20, 1, 5, 5}, {2, 2}, {1, 2, 2, 1}, {}, 20},
       {"depthwise window wider than the input",
        {1, 16, 2, 1},
        {16, 1, 3, 3},
