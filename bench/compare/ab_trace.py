@@ -25,8 +25,11 @@ def trace_nodes(loom, model, intra, path):
     with open(path) as f:
         data = json.load(f)
     events = data["traceEvents"] if isinstance(data, dict) else data
+    # Nodes only: at intra > 1 the helpers' shards are events of the same
+    # name, and a node's minimum would be its smallest shard.
     return [(e["name"], e["dur"]) for e in events
-            if e.get("ph") == "X" and "op" in e.get("args", {})]
+            if e.get("ph") == "X" and "op" in e.get("args", {})
+            and e["args"].get("role", "node") == "node"]
 
 
 def run_p50(loom, model, intra):
