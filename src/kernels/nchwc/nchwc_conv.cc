@@ -499,17 +499,18 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t width = mk.tile_width[std::min<int64_t>(mk.tile_blocks, obg) - 1];
   const int64_t chunks = std::max<int64_t>(1, pixels / (width * kChunkTiles));
   const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
-  // A grouped conv whose every unit covers one whole group (one tile group,
-  // one pixel chunk) reads no input row another unit reads: each unit pads
-  // its own group's planes into its thread's scratch just before using them,
-  // instead of the caller padding everything first (alone below
-  // kPadParallelMinBytes' worth of work, and the helper then reads the rows
-  // from the caller's cache). RegNet-X-400MF's 25-group 3x3 at 7^2, intra 2:
-  // 51 -> 44 us a layer in the model (median of 12 alternating rounds), 52 ->
-  // 35 us in loom_conv_bench; intra 1 unchanged (bench/results/nchwc-pointwise-
-  // 2026-12-04.md).
-  const bool pad_in_unit =
-      g.has_padding() && group_ > 1 && !plain_input_ && tile_groups == 1 && chunks == 1;
+  // A grouped conv with one tile group per group: each unit reads only its
+  // group's planes, and only the rows under its pixel chunk, so it pads
+  // those rows into its thread's scratch (a whole padded group, rows at
+  // their own places) just before using them, instead of the caller padding
+  // everything first (alone below kPadParallelMinBytes' worth of work, the
+  // helper then reading the rows from the caller's cache; and at batch 8 a
+  // 13 MB copy through memory). A thread's next unit, usually the next chunk
+  // of the same group, pads only the rows it adds. RegNet-X-400MF's 25-group
+  // 3x3 at 7^2, intra 2: 51 -> 44 us a layer (bench/results/nchwc-pointwise-
+  // 2026-12-04.md); its 2-, 4- and 10-group 3x3/2 layers at 112^2-28^2:
+  // bench/results/nchwc-zen4-2026-12-04.md.
+  const bool pad_in_unit = g.has_padding() && group_ > 1 && !plain_input_ && tile_groups == 1;
   const int64_t in_rows = g.input[0], in_cols = g.input[1];
   const float* const unpadded = x;
   int64_t rows = in_rows, cols = in_cols;
@@ -571,6 +572,9 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
     p.out_width = g.output[1];
     p.activation = in_registers;
     p.step_offsets = step_offsets.data();
+    // pad_in_unit: the padded rows [padded_begin, padded_end) of every
+    // block plane of image and group `padded_key` are in this thread's scratch.
+    int64_t padded_key = -1, padded_begin = 0, padded_end = 0;
     for (int64_t u = begin; u < end; ++u) {
       int64_t rest = u;
       int64_t c, tg;
@@ -589,10 +593,27 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       const int64_t n = rest / group_;
       const int64_t first_block = gi * obg + tg * mk.tile_blocks;  // of the whole output
       const int64_t blocks = std::min<int64_t>(mk.tile_blocks, obg - tg * mk.tile_blocks);
+      const int64_t pixel_begin = c * chunk, pixel_end = std::min(pixels, pixel_begin + chunk);
+      if (pixel_begin >= pixel_end) continue;
       if (pad_in_unit) {
         float* padded = UnitPaddedScratch(static_cast<size_t>(icbg * p.in_block_stride));
-        PadRows(unpadded + (n * in_planes + gi * icbg) * unpadded_plane, in_rows, in_cols, lanes,
-                rows, cols, g, 0, icbg * rows, padded);
+        // The padded rows under output rows [first, last].
+        const int64_t first = pixel_begin / p.out_width, last = (pixel_end - 1) / p.out_width;
+        const int64_t r0 = first * p.stride_h;
+        const int64_t r1 = std::min(rows, last * p.stride_h + (p.kernel_h - 1) * p.dilation_h + 1);
+        const int64_t key = n * group_ + gi;
+        if (key != padded_key || r0 < padded_begin || r0 > padded_end) {
+          padded_key = key;
+          padded_begin = padded_end = r0;
+        }
+        if (r1 > padded_end) {
+          const float* group_input = unpadded + (n * in_planes + gi * icbg) * unpadded_plane;
+          for (int64_t b = 0; b < icbg; ++b) {
+            PadRows(group_input, in_rows, in_cols, lanes, rows, cols, g, b * rows + padded_end,
+                    b * rows + r1, padded);
+          }
+          padded_end = r1;
+        }
         p.input = padded;
       } else {
         p.input = x + n * in_image + gi * icbg * p.in_block_stride;
@@ -602,8 +623,6 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       const int64_t out_offset = n * out_image + first_block * p.out_block_stride;
       p.output = y + out_offset;
       p.sum = sum != nullptr ? sum + out_offset : nullptr;
-      const int64_t pixel_begin = c * chunk, pixel_end = std::min(pixels, pixel_begin + chunk);
-      if (pixel_begin >= pixel_end) continue;
       // Input blocks in slices whose weights stay in L2 across the unit's
       // tiles; the partial sums stay in L1 between slices.
       const float* input = p.input;

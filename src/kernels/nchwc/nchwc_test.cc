@@ -72,6 +72,9 @@ std::vector<ConvCase> Cases() {
       {"dilation 3 stride 3", {1, 17, 19, 17}, {9, 17, 3, 2}, {3, 3}, {1, 0, 2, 2}, {3, 1}},
       {"grouped, 16 per group", {1, 64, 6, 7}, {64, 16, 3, 3}, {}, {1, 1, 1, 1}, {}, 4},
       {"grouped stride 2", {1, 32, 9, 9}, {64, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 2},
+      // Many pixel chunks per group: each unit pads the rows under its chunk.
+      {"grouped 3x3/2 many chunks", {2, 32, 40, 38}, {32, 16, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 2},
+      {"grouped dilated many chunks", {2, 48, 30, 27}, {48, 16, 3, 3}, {}, {2, 1, 2, 3}, {2, 2}, 3},
       {"depthwise 3x3", {2, 21, 10, 11}, {21, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 21},
       {"depthwise 5x5 stride 2", {1, 40, 13, 12}, {40, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 40},
       {"depthwise dilated", {1, 8, 9, 9}, {8, 1, 3, 3}, {}, {2, 2, 2, 2}, {2, 2}, 8},
