@@ -486,6 +486,21 @@ void WinogradOutput(const float* in, int64_t in_stride, const float* bias, const
   }
 }
 
+// A depthwise tile's last step: the activation (if any) on its OW
+// accumulators, then the stores.
+template <class T, int OW>
+__attribute__((always_inline)) inline void FinishDepthwiseTile(const NchwcDepthwiseParams& p,
+                                                               typename T::V (&acc)[OW],
+                                                               float* out) {
+  if (p.activation.kind != NchwcActivation::Kind::kNone) {
+    const ActivationVectors<T> activation(p.activation);
+#pragma GCC unroll 16
+    for (int j = 0; j < OW; ++j) acc[j] = activation.Apply(acc[j]);
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < OW; ++j) T::Store(out + j * T::kBlock, acc[j]);
+}
+
 // Depthwise: OW columns of one channel block, every lane its own channel.
 // `in` is the first column's input at tap (kh_begin, kw_begin), `w` the
 // weights of that tap; taps [kh_begin, kh_end) x [kw_begin, kw_end) are
@@ -511,13 +526,7 @@ inline void DepthwiseTile(const NchwcDepthwiseParams& p, const float* in, const 
       for (int j = 0; j < OW; ++j) acc[j] = T::Fma(T::Load(x + j * column_step), wv, acc[j]);
     }
   }
-  if (p.activation.kind != NchwcActivation::Kind::kNone) {
-    const ActivationVectors<T> activation(p.activation);
-#pragma GCC unroll 16
-    for (int j = 0; j < OW; ++j) acc[j] = activation.Apply(acc[j]);
-  }
-#pragma GCC unroll 16
-  for (int j = 0; j < OW; ++j) T::Store(out + j * B, acc[j]);
+  FinishDepthwiseTile<T, OW>(p, acc, out);
 }
 
 template <class T, int OW>
@@ -590,13 +599,7 @@ __attribute__((always_inline)) inline void DepthwiseTileSliding(const NchwcDepth
     SlidingRow<T, OW, KW, S>(in + kh * p.dilation_h * p.in_row_stride, wv, acc,
                              std::make_integer_sequence<int, kInputs>{});
   }
-  if (p.activation.kind != NchwcActivation::Kind::kNone) {
-    const ActivationVectors<T> activation(p.activation);
-#pragma GCC unroll 16
-    for (int j = 0; j < OW; ++j) acc[j] = activation.Apply(acc[j]);
-  }
-#pragma GCC unroll 16
-  for (int j = 0; j < OW; ++j) T::Store(out + j * B, acc[j]);
+  FinishDepthwiseTile<T, OW>(p, acc, out);
 }
 
 // DepthwiseColumns with DepthwiseTileSliding's tiles: of OW columns, then
