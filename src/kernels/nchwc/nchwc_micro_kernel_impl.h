@@ -546,47 +546,61 @@ inline void DepthwiseColumns(const NchwcDepthwiseParams& p, const float* in_row,
 }
 
 // Input vector C of a sliding tile's tap row into the accumulators of the
-// output columns whose window holds it (tap K of column (C - K) / S). The
+// output columns whose window holds it (tap K of column (C - K D) / S). The
 // taps and columns are template arguments, so every index is a constant and
 // the accumulators stay in registers whatever else the tile inlines (with
 // plain loops GCC kept them in memory once a fused activation was inlined:
 // a 144-channel 56^2 layer took 218 us with Relu, 139 without).
-template <class T, int OW, int S, int C, int K>
+template <class T, int OW, int S, int D, int C, int K>
 __attribute__((always_inline)) inline void SlidingTap(typename T::V x, const typename T::V* w,
                                                       typename T::V* acc) {
-  if constexpr ((C - K) % S == 0 && C - K >= 0 && (C - K) / S < OW) {
-    acc[(C - K) / S] = T::Fma(x, w[K], acc[(C - K) / S]);
+  constexpr int kOffset = C - K * D;
+  if constexpr (kOffset >= 0 && kOffset % S == 0 && kOffset / S < OW) {
+    acc[kOffset / S] = T::Fma(x, w[K], acc[kOffset / S]);
   }
 }
 
-template <class T, int OW, int S, int C, int... K>
+// Whether any of a sliding tile's KW taps reads input vector c.
+template <int OW, int KW, int S, int D>
+constexpr bool SlidingReads(int c) {
+  for (int k = 0; k < KW; ++k) {
+    const int offset = c - k * D;
+    if (offset >= 0 && offset % S == 0 && offset / S < OW) return true;
+  }
+  return false;
+}
+
+template <class T, int OW, int S, int D, int C, int... K>
 __attribute__((always_inline)) inline void SlidingInput(const float* x, const typename T::V* w,
                                                         typename T::V* acc,
                                                         std::integer_sequence<int, K...>) {
-  const typename T::V xv = T::Load(x + C * T::kBlock);
-  (SlidingTap<T, OW, S, C, K>(xv, w, acc), ...);
+  if constexpr (SlidingReads<OW, sizeof...(K), S, D>(C)) {
+    const typename T::V xv = T::Load(x + C * T::kBlock);
+    (SlidingTap<T, OW, S, D, C, K>(xv, w, acc), ...);
+  }
 }
 
-template <class T, int OW, int KW, int S, int... C>
+template <class T, int OW, int KW, int S, int D, int... C>
 __attribute__((always_inline)) inline void SlidingRow(const float* x, const typename T::V* w,
                                                       typename T::V* acc,
                                                       std::integer_sequence<int, C...>) {
-  (SlidingInput<T, OW, S, C>(x, w, acc, std::make_integer_sequence<int, KW>{}), ...);
+  (SlidingInput<T, OW, S, D, C>(x, w, acc, std::make_integer_sequence<int, KW>{}), ...);
 }
 
-// DepthwiseTile for a full-width window of KW taps at column stride S (no
-// dilation): each input vector of a tap row is loaded once and multiplied
-// into every output column whose window holds it, (OW - 1) * S + KW loads a
-// row instead of OW * KW. Each accumulator still sums its taps in kw order,
-// so the results equal DepthwiseTile's bit for bit.
-template <class T, int OW, int KW, int S>
+// DepthwiseTile for a full-width window of KW taps D columns apart, at
+// column stride S: each input vector of a tap row is loaded once and
+// multiplied into every output column whose window holds it,
+// (OW - 1) * S + (KW - 1) * D + 1 loads a row at most instead of OW * KW.
+// Each accumulator still sums its taps in kw order, so the results equal
+// DepthwiseTile's bit for bit.
+template <class T, int OW, int KW, int S, int D>
 __attribute__((always_inline)) inline void DepthwiseTileSliding(const NchwcDepthwiseParams& p,
                                                                 const float* in, const float* w,
                                                                 const float* bias, float* out,
                                                                 int64_t kh_count) {
   using V = typename T::V;
   constexpr int B = T::kBlock;
-  constexpr int kInputs = (OW - 1) * S + KW;
+  constexpr int kInputs = (OW - 1) * S + (KW - 1) * D + 1;
   V acc[OW];
   const V b = T::Load(bias);
 #pragma GCC unroll 16
@@ -596,26 +610,27 @@ __attribute__((always_inline)) inline void DepthwiseTileSliding(const NchwcDepth
     V wv[KW];
 #pragma GCC unroll 8
     for (int k = 0; k < KW; ++k) wv[k] = T::Load(w_row + k * B);
-    SlidingRow<T, OW, KW, S>(in + kh * p.dilation_h * p.in_row_stride, wv, acc,
-                             std::make_integer_sequence<int, kInputs>{});
+    SlidingRow<T, OW, KW, S, D>(in + kh * p.dilation_h * p.in_row_stride, wv, acc,
+                                std::make_integer_sequence<int, kInputs>{});
   }
   FinishDepthwiseTile<T, OW>(p, acc, out);
 }
 
 // DepthwiseColumns with DepthwiseTileSliding's tiles: of OW columns, then
 // narrower ones for the last few.
-template <class T, int OW, int KW, int S>
+template <class T, int OW, int KW, int S, int D>
 inline void DepthwiseColumnsSliding(const NchwcDepthwiseParams& p, const float* in_row,
                                     const float* w, const float* bias, float* out_row,
                                     int64_t kh_count, int64_t ow, int64_t ow_end) {
   constexpr int B = T::kBlock;
   for (; ow + OW <= ow_end; ow += OW) {
-    DepthwiseTileSliding<T, OW, KW, S>(p, in_row + (ow * S - p.pad_left) * B, w, bias,
-                                       out_row + ow * B, kh_count);
+    DepthwiseTileSliding<T, OW, KW, S, D>(p, in_row + (ow * S - p.pad_left) * B, w, bias,
+                                          out_row + ow * B, kh_count);
   }
   if constexpr (OW > 1) {
     if (ow < ow_end) {
-      DepthwiseColumnsSliding<T, OW - 1, KW, S>(p, in_row, w, bias, out_row, kh_count, ow, ow_end);
+      DepthwiseColumnsSliding<T, OW - 1, KW, S, D>(p, in_row, w, bias, out_row, kh_count, ow,
+                                                   ow_end);
     }
   }
 }
@@ -663,14 +678,18 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
   for (int64_t ow = ow_begin; ow < lo; ++ow) edge(ow);
   constexpr int W = T::kDepthwiseWidth;
   const int64_t kh_count = kh_end - kh_begin;
-  if (p.dilation_w == 1 && p.kernel_w == 3 && p.stride_w == 1) {
-    DepthwiseColumnsSliding<T, W, 3, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (p.dilation_w == 1 && p.kernel_w == 3 && p.stride_w == 2) {
-    DepthwiseColumnsSliding<T, W, 3, 2>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (p.dilation_w == 1 && p.kernel_w == 5 && p.stride_w == 1) {
-    DepthwiseColumnsSliding<T, W, 5, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (p.dilation_w == 1 && p.kernel_w == 5 && p.stride_w == 2) {
-    DepthwiseColumnsSliding<T, W, 5, 2>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  // MobileNets', EfficientNets' and LRASPP's shapes (its 5x5 at dilation 2).
+  const int64_t k = p.kernel_w, s = p.stride_w, d = p.dilation_w;
+  if (k == 3 && s == 1 && d == 1) {
+    DepthwiseColumnsSliding<T, W, 3, 1, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (k == 3 && s == 2 && d == 1) {
+    DepthwiseColumnsSliding<T, W, 3, 2, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (k == 5 && s == 1 && d == 1) {
+    DepthwiseColumnsSliding<T, W, 5, 1, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (k == 5 && s == 2 && d == 1) {
+    DepthwiseColumnsSliding<T, W, 5, 2, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
+  } else if (k == 5 && s == 1 && d == 2) {
+    DepthwiseColumnsSliding<T, W, 5, 1, 2>(p, in_row, w, bias, out_row, kh_count, lo, hi);
   } else {
     DepthwiseColumns<T, W>(p, in_row, w, bias, out_row, kh_count, lo, hi);
   }
