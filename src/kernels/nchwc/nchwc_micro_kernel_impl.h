@@ -668,6 +668,53 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
                    : 0;
   lo = std::clamp(lo, ow_begin, ow_end);
   hi = std::clamp(hi, lo, ow_end);
+  constexpr int W = T::kDepthwiseWidth;
+  const int64_t kh_count = kh_end - kh_begin;
+  // MobileNets', EfficientNets' and LRASPP's shapes (its 5x5 at dilation 2)
+  // slide (DepthwiseTileSliding); false for the others.
+  const int64_t k = p.kernel_w, s = p.stride_w, d = p.dilation_w;
+  auto slide = [&](const NchwcDepthwiseParams& q, const float* row, int64_t from, int64_t to) {
+    if (k == 3 && s == 1 && d == 1) {
+      DepthwiseColumnsSliding<T, W, 3, 1, 1>(q, row, w, bias, out_row, kh_count, from, to);
+    } else if (k == 3 && s == 2 && d == 1) {
+      DepthwiseColumnsSliding<T, W, 3, 2, 1>(q, row, w, bias, out_row, kh_count, from, to);
+    } else if (k == 5 && s == 1 && d == 1) {
+      DepthwiseColumnsSliding<T, W, 5, 1, 1>(q, row, w, bias, out_row, kh_count, from, to);
+    } else if (k == 5 && s == 2 && d == 1) {
+      DepthwiseColumnsSliding<T, W, 5, 2, 1>(q, row, w, bias, out_row, kh_count, from, to);
+    } else if (k == 5 && s == 1 && d == 2) {
+      DepthwiseColumnsSliding<T, W, 5, 1, 2>(q, row, w, bias, out_row, kh_count, from, to);
+    } else {
+      return false;
+    }
+    return true;
+  };
+  // Narrow rows where clipped columns are half or more (5x5 at 7^2, 5x5 at
+  // dilation 2 on 14^2): the tap rows go into a zero-bordered buffer first,
+  // and every column slides over it. At a quarter (3x3 at 7^2, 5x5/2 to 7^2)
+  // the copy cost more than the clipped columns.
+  constexpr int64_t kBorderedFloats = 5 * 72 * 16;
+  const int64_t bordered_cols = (ow_end - 1) * s + extent + 1;
+  if (2 * ((lo - ow_begin) + (ow_end - hi)) >= ow_end - ow_begin &&
+      kh_count * bordered_cols * B <= kBorderedFloats && kh_count > 0) {
+    alignas(64) float bordered[kBorderedFloats];
+    for (int64_t r = 0; r < kh_count; ++r) {
+      const float* src = in_row + r * p.dilation_h * p.in_row_stride;
+      float* dst = bordered + r * bordered_cols * B;
+      const int64_t first = std::min(p.pad_left, bordered_cols);
+      const int64_t last = std::clamp(p.pad_left + p.in_cols, first, bordered_cols);
+      std::fill(dst, dst + first * B, 0.0f);
+      if (last > first) {
+        std::copy(src + (first - p.pad_left) * B, src + (last - p.pad_left) * B, dst + first * B);
+      }
+      std::fill(dst + last * B, dst + bordered_cols * B, 0.0f);
+    }
+    NchwcDepthwiseParams q = p;
+    q.in_row_stride = bordered_cols * B;
+    q.dilation_h = 1;
+    q.pad_left = 0;
+    if (slide(q, bordered, ow_begin, ow_end)) return;
+  }
   auto edge = [&](int64_t ow) {
     const int64_t iw0 = ow * p.stride_w - p.pad_left;
     const int64_t kw_begin = FirstInside(iw0, p.dilation_w, p.kernel_w);
@@ -676,21 +723,7 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
                         kh_end - kh_begin, kw_begin, kw_end);
   };
   for (int64_t ow = ow_begin; ow < lo; ++ow) edge(ow);
-  constexpr int W = T::kDepthwiseWidth;
-  const int64_t kh_count = kh_end - kh_begin;
-  // MobileNets', EfficientNets' and LRASPP's shapes (its 5x5 at dilation 2).
-  const int64_t k = p.kernel_w, s = p.stride_w, d = p.dilation_w;
-  if (k == 3 && s == 1 && d == 1) {
-    DepthwiseColumnsSliding<T, W, 3, 1, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (k == 3 && s == 2 && d == 1) {
-    DepthwiseColumnsSliding<T, W, 3, 2, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (k == 5 && s == 1 && d == 1) {
-    DepthwiseColumnsSliding<T, W, 5, 1, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (k == 5 && s == 2 && d == 1) {
-    DepthwiseColumnsSliding<T, W, 5, 2, 1>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else if (k == 5 && s == 1 && d == 2) {
-    DepthwiseColumnsSliding<T, W, 5, 1, 2>(p, in_row, w, bias, out_row, kh_count, lo, hi);
-  } else {
+  if (!slide(p, in_row, lo, hi)) {
     DepthwiseColumns<T, W>(p, in_row, w, bias, out_row, kh_count, lo, hi);
   }
   for (int64_t ow = hi; ow < ow_end; ++ow) edge(ow);
