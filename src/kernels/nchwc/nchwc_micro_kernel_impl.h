@@ -551,21 +551,26 @@ inline void DepthwiseColumns(const NchwcDepthwiseParams& p, const float* in_row,
 // the accumulators stay in registers whatever else the tile inlines (with
 // plain loops GCC kept them in memory once a fused activation was inlined:
 // a 144-channel 56^2 layer took 218 us with Relu, 139 without).
+// The output column (of OW, at column stride S) whose tap k, D columns
+// apart, reads input vector c; -1 if none.
+template <int OW, int S, int D>
+constexpr int SlidingColumn(int c, int k) {
+  const int offset = c - k * D;
+  return offset >= 0 && offset % S == 0 && offset / S < OW ? offset / S : -1;
+}
+
 template <class T, int OW, int S, int D, int C, int K>
 __attribute__((always_inline)) inline void SlidingTap(typename T::V x, const typename T::V* w,
                                                       typename T::V* acc) {
-  constexpr int kOffset = C - K * D;
-  if constexpr (kOffset >= 0 && kOffset % S == 0 && kOffset / S < OW) {
-    acc[kOffset / S] = T::Fma(x, w[K], acc[kOffset / S]);
-  }
+  constexpr int kColumn = SlidingColumn<OW, S, D>(C, K);
+  if constexpr (kColumn >= 0) acc[kColumn] = T::Fma(x, w[K], acc[kColumn]);
 }
 
 // Whether any of a sliding tile's KW taps reads input vector c.
 template <int OW, int KW, int S, int D>
 constexpr bool SlidingReads(int c) {
   for (int k = 0; k < KW; ++k) {
-    const int offset = c - k * D;
-    if (offset >= 0 && offset % S == 0 && offset / S < OW) return true;
+    if (SlidingColumn<OW, S, D>(c, k) >= 0) return true;
   }
   return false;
 }
