@@ -61,13 +61,20 @@ struct MicroKernelEntry {
   int64_t skinny_max_rows_packed_b;
   // One row of A (m = 1) streams whole rows of B through this, when set.
   GemvRowsKernel gemv_rows;
+  // One row of A against a prepacked B (constant weights), when set.
+  GemvPackedKernel gemv_packed;
 };
 
-// The GEMM kernel registry: one row per ISA level, two for AVX-512. On
-// Zen 4 (512-bit operations in two halves) the 6x16 AVX2 kernel beat the
-// 12x32 one: SGEMM 1024^3 100 vs 93 GFLOP/s, ResNet-18 layer1 3x3 conv 78
-// vs 61, conv1 7x7 53 vs 46 (bench/results/kernels-2026-11-29.md), while
-// the AVX-512 few-row kernel stays far ahead (m = 8: 86 vs 38). The AVX2
+// The GEMM kernel registry: one row per ISA level, two for AVX-512: the
+// 12x32 kernel, which every AVX-512 CPU uses, and the 6x16 AVX2 one
+// (Avx512Packing::kNarrow, tests only). Zen 4, which runs 512-bit operations
+// as two halves, used the 6x16 one until 2026-12-04: it wins when operands
+// are hot (SGEMM 1024^3 100 vs 93 GFLOP/s, bench/results/kernels-2026-11-29.md;
+// 128 x 384 x 384 with B prepacked 111 vs 108), but in a model the weights
+// come from L3, and there the 12x32 kernel, which loads half as many B bytes
+// per FMA, was 10-12 % faster: MiniLM at 128 tokens 22.7 -> 19.8 ms at one
+// thread, twelve 128 x 384 x 384 MatMuls 4.7 -> 4.2 ms, the MLP at batch 8
+// 0.47 -> 0.28 ms (bench/results/gemv-packed-2026-12-04.md). The AVX2
 // row streams whole rows of B at m = 1 too: on a Zen 3 (AVX2 only) the
 // column-blocked skinny kernel ran 1 x 1024 x 1024 at 20-25 GFLOP/s and the
 // row kernel at 30-34, 1 x 4096 x 1024 at 16 vs 20-28 (two threads: 26-29
@@ -83,7 +90,8 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .skinny = f32_gemm_skinny__portable,
      .skinny_max_rows = 16,
      .skinny_max_rows_packed_b = 4,
-     .gemv_rows = nullptr},
+     .gemv_rows = nullptr,
+     .gemv_packed = f32_gemv_packed__portable},
     {.isa = Isa::kAvx2Fma,
      .narrow = false,
      .mr = 6,
@@ -94,7 +102,8 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .skinny = f32_gemm_skinny__avx2_fma,
      .skinny_max_rows = 16,
      .skinny_max_rows_packed_b = 4,
-     .gemv_rows = f32_gemv_rows__avx2_fma},
+     .gemv_rows = f32_gemv_rows__avx2_fma,
+     .gemv_packed = f32_gemv_packed__avx2_fma},
     {.isa = Isa::kAvx512f,
      .narrow = false,
      .mr = 12,
@@ -105,7 +114,8 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .skinny = f32_gemm_skinny__avx512f,
      .skinny_max_rows = 16,
      .skinny_max_rows_packed_b = 4,
-     .gemv_rows = f32_gemv_rows__avx512f},
+     .gemv_rows = f32_gemv_rows__avx512f,
+     .gemv_packed = f32_gemv_packed__avx512f},
     {.isa = Isa::kAvx512f,
      .narrow = true,
      .mr = 6,
@@ -116,7 +126,8 @@ constexpr std::array<MicroKernelEntry, 4> kMicroKernels = {{
      .skinny = f32_gemm_skinny__avx512f,
      .skinny_max_rows = 64,
      .skinny_max_rows_packed_b = 4,
-     .gemv_rows = f32_gemv_rows__avx512f},
+     .gemv_rows = f32_gemv_rows__avx512f,
+     .gemv_packed = f32_gemv_packed__avx512f},
 }};
 
 // Test override of the AVX-512 packing choice (Avx512Packing). Relaxed: it
@@ -132,8 +143,7 @@ bool NarrowAvx512Packing() {
     case Avx512Packing::kAuto:
       break;
   }
-  static const bool splits = IsaSplitsWideVectors();
-  return splits;
+  return false;
 }
 
 // Columns per parallel unit of the skinny path. Kernels are called unit by
@@ -341,6 +351,40 @@ void RunGemv(const GemmArgs& g, GemvRowsKernel gemv_rows, threading::ThreadPool*
                                const float* partial = partials + u * g.n;
                                for (int64_t j = j0; j < j1; ++j) sum[j - j0] += partial[j];
                              }
+                             for (int64_t j = j0; j < j1; ++j) g.c[j] += g.alpha * sum[j - j0];
+                             RunEpilogue(g, 0, 1, j0, j1 - j0);
+                           }
+                         });
+}
+
+// One row of A against a prepacked B: units of kGemvPackedColsPerUnit
+// columns, each walking the k blocks in order and reading its panels of each
+// block front to back (PackB lays a block's panels out one after another),
+// its sums in a stack buffer. A column's sums do not depend on the units, so
+// the results do not depend on the thread count. C already holds
+// beta * C + bias.
+constexpr int64_t kGemvPackedColsPerUnit = 128;
+
+void RunGemvPacked(const GemmArgs& g, const MicroKernelEntry& kernel, threading::ThreadPool* pool) {
+  const PackedGemmMatrix& packed = *g.packed_b;
+  const int nr = kernel.nr;
+  const int64_t panels_per_unit = kGemvPackedColsPerUnit / nr;
+  const int64_t col_panels = CeilDiv(g.n, nr);
+  const int64_t depth = BlockDepth(kernel, g.k);
+  threading::ParallelFor(pool, CeilDiv(col_panels, panels_per_unit),
+                         4.0 * g.k * kGemvPackedColsPerUnit / kStreamBytesPerNs,
+                         [&](int64_t begin, int64_t end) {
+                           alignas(64) float sum[kGemvPackedColsPerUnit];
+                           for (int64_t unit = begin; unit < end; ++unit) {
+                             const int64_t q0 = unit * panels_per_unit;
+                             const int64_t q1 = std::min(col_panels, q0 + panels_per_unit);
+                             for (int64_t pc = 0; pc < g.k; pc += depth) {
+                               const int64_t kc = std::min(depth, g.k - pc);
+                               kernel.gemv_packed(g.a + pc, packed.block(pc) + q0 * nr * kc, kc,
+                                                  q1 - q0, nr, sum, pc != 0);
+                             }
+                             const int64_t j0 = q0 * nr;
+                             const int64_t j1 = std::min(g.n, q1 * nr);
                              for (int64_t j = j0; j < j1; ++j) g.c[j] += g.alpha * sum[j - j0];
                              RunEpilogue(g, 0, 1, j0, j1 - j0);
                            }
@@ -690,19 +734,24 @@ void f32_gemm(const GemmArgs& g, threading::ThreadPool* pool, Isa isa) {
   const MicroKernelEntry& kernel = KernelFor(isa);
   CheckPacked(g.packed_a, true, g.m, g.k, isa, kernel);
   CheckPacked(g.packed_b, false, g.k, g.n, isa, kernel);
+  // m = 1 with B prepacked reads the packed panels in memory order.
+  const bool gemv_packed = g.m == 1 && g.packed_b != nullptr && g.a != nullptr && !g.transpose_a &&
+                           kernel.gemv_packed != nullptr;
   const bool skinny =
       g.m <= (g.packed_b != nullptr ? kernel.skinny_max_rows_packed_b : kernel.skinny_max_rows) &&
-      !g.transpose_b && g.a != nullptr && g.b != nullptr;
+      !g.transpose_b && g.a != nullptr && g.b != nullptr && !gemv_packed;
   // With beta = 0 and no bias, the micro-kernels' first k block writes C
   // outright (accumulate = false); every other path adds onto an
   // initialized C.
   const bool overwrite_first_block =
-      g.beta == 0.0f && g.bias == nullptr && !skinny && g.k > 0 && g.alpha != 0.0f;
+      g.beta == 0.0f && g.bias == nullptr && !skinny && !gemv_packed && g.k > 0 && g.alpha != 0.0f;
   if (!overwrite_first_block) InitializeC(g, pool);
   if (g.k == 0 || g.alpha == 0.0f) {
     threading::ParallelFor(pool, g.m, static_cast<double>(g.n), [&](int64_t begin, int64_t end) {
       RunEpilogue(g, begin, end - begin, 0, g.n);
     });
+  } else if (gemv_packed) {
+    RunGemvPacked(g, kernel, pool);
   } else if (skinny && g.m == 1 && kernel.gemv_rows != nullptr && !g.transpose_a) {
     RunGemv(g, kernel.gemv_rows, pool);
   } else if (skinny) {

@@ -107,11 +107,11 @@ void f32_gemm_reference(const GemmArgs& args);
 
 void f32_gemm(const GemmArgs& args, threading::ThreadPool* pool, Isa isa);
 
-// Which packed micro-kernel serves Isa::kAvx512f. kAuto: the 6x16 AVX2 one
-// on cores that split 512-bit operations (IsaSplitsWideVectors), where it
-// measured faster, else the 12x32 AVX-512 one; the few-row path uses
-// AVX-512 either way. Tests force each in turn; set it before packing, as a
-// PackedGemmMatrix only runs with the kernel it was packed for.
+// Which packed micro-kernel serves Isa::kAvx512f. kAuto: the 12x32 AVX-512
+// one on every CPU (gemm.cc says why Zen 4 too); kNarrow: the 6x16 AVX2
+// one. The few-row path uses AVX-512 either way. Tests force each in turn;
+// set it before packing, as a PackedGemmMatrix only runs with the kernel it
+// was packed for.
 enum class Avx512Packing { kAuto, kWide, kNarrow };
 void SetAvx512PackingForTesting(Avx512Packing packing);
 

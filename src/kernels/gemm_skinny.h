@@ -31,4 +31,25 @@ void f32_gemv_rows__avx2_fma(const float* a, const float* b, int64_t ldb, int64_
 void f32_gemv_rows__avx512f(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
                             int64_t n, float* acc);
 
+// One row of A against one k block of a prepacked B (PackedGemmMatrix::PackB:
+// `panels` panels of nr columns one after another, each kc rows of nr
+// contiguous floats, zero beyond the last column). For q < panels, j < nr:
+//   sum[q * nr + j] (+)= sum_{p < kc} a[p] * panel_q[p * nr + j]
+// written when `accumulate` is false, added to when true. B is read once, in
+// memory order, one sequential stream with the sums in registers: from DRAM
+// (the classifier after the convolutions) the four-row kernel above read
+// 1280 x 1024 at 17-18 GB/s and this one at 23-25 on Zen 4, from cache 80 vs
+// 90-97 (bench/results/gemv-packed-2026-12-04.md).
+using GemvPackedKernel = void (*)(const float* a, const float* b, int64_t kc, int64_t panels,
+                                  int nr, float* sum, bool accumulate);
+
+void f32_gemv_packed__portable(const float* a, const float* b, int64_t kc, int64_t panels, int nr,
+                               float* sum, bool accumulate);
+// nr = 16 only.
+void f32_gemv_packed__avx2_fma(const float* a, const float* b, int64_t kc, int64_t panels, int nr,
+                               float* sum, bool accumulate);
+// nr = 16 or 32.
+void f32_gemv_packed__avx512f(const float* a, const float* b, int64_t kc, int64_t panels, int nr,
+                              float* sum, bool accumulate);
+
 }  // namespace loom::kernels

@@ -1,9 +1,5 @@
 #include "kernels/isa.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include "loom/errors.h"
 
 namespace loom::kernels {
@@ -44,22 +40,6 @@ bool IsaSupported(Isa isa) {
 #endif
   }
   return false;
-}
-
-bool IsaSplitsWideVectors() {
-#if defined(__x86_64__)
-  if (!IsaSupported(Isa::kAvx512f)) return false;
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
-  // "AuthenticAMD" in ebx, edx, ecx.
-  const bool amd = ebx == 0x68747541 && edx == 0x69746e65 && ecx == 0x444d4163;
-  if (!amd || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
-  const unsigned base_family = (eax >> 8) & 0xf;
-  const unsigned family = base_family == 0xf ? base_family + ((eax >> 20) & 0xff) : base_family;
-  return family == 0x19;  // Zen 3 has no AVX-512, so with it this is Zen 4
-#else
-  return false;
-#endif
 }
 
 Isa SelectIsa(Isa cap) {

@@ -22,11 +22,6 @@ std::optional<Isa> IsaFromName(std::string_view name);
 // Whether this CPU (and the OS, for its register state) runs `isa`.
 bool IsaSupported(Isa isa);
 
-// Whether this core executes 512-bit vector operations as two 256-bit
-// halves (AMD Zen 4: family 19h with AVX-512). Kernels may then prefer
-// 256-bit code where it measured faster (gemm.cc).
-bool IsaSplitsWideVectors();
-
 // The best level that is supported and not above `cap`.
 Isa SelectIsa(Isa cap = Isa::kAvx512f);
 

@@ -80,7 +80,54 @@ void RowGroup(const GemmArgs& g, int64_t i0, int64_t j0, int64_t j1) {
   }
 }
 
+// Panels of 16 * kVectors columns; kChains independent sums per vector
+// (depth p goes to chain p % kChains) so FMAs do not wait on each other.
+template <int kVectors, int kChains>
+void GemvPanels(const float* a, const float* b, int64_t kc, int64_t panels, float* sum,
+                bool accumulate) {
+  constexpr int kNr = 16 * kVectors;
+  for (int64_t q = 0; q < panels; ++q) {
+    const float* panel = b + q * kc * kNr;
+    __m512 acc[kChains][kVectors];
+    for (auto& chain : acc) {
+      for (__m512& v : chain) v = _mm512_setzero_ps();
+    }
+    int64_t p = 0;
+    for (; p + kChains <= kc; p += kChains) {
+      for (int c = 0; c < kChains; ++c) {
+        const __m512 x = _mm512_set1_ps(a[p + c]);
+        for (int v = 0; v < kVectors; ++v) {
+          acc[c][v] =
+              _mm512_fmadd_ps(x, _mm512_loadu_ps(panel + (p + c) * kNr + 16 * v), acc[c][v]);
+        }
+      }
+    }
+    for (; p < kc; ++p) {
+      const __m512 x = _mm512_set1_ps(a[p]);
+      for (int v = 0; v < kVectors; ++v) {
+        acc[0][v] = _mm512_fmadd_ps(x, _mm512_loadu_ps(panel + p * kNr + 16 * v), acc[0][v]);
+      }
+    }
+    for (int v = 0; v < kVectors; ++v) {
+      __m512 total = acc[0][v];
+      for (int c = 1; c < kChains; ++c) total = _mm512_add_ps(total, acc[c][v]);
+      float* out = sum + q * kNr + 16 * v;
+      if (accumulate) total = _mm512_add_ps(total, _mm512_loadu_ps(out));
+      _mm512_storeu_ps(out, total);
+    }
+  }
+}
+
 }  // namespace
+
+void f32_gemv_packed__avx512f(const float* a, const float* b, int64_t kc, int64_t panels, int nr,
+                              float* sum, bool accumulate) {
+  if (nr == 32) {
+    GemvPanels<2, 2>(a, b, kc, panels, sum, accumulate);
+  } else {
+    GemvPanels<1, 4>(a, b, kc, panels, sum, accumulate);
+  }
+}
 
 void f32_gemv_rows__avx512f(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
                             int64_t n, float* acc) {

@@ -18,6 +18,41 @@ __m256i TailMask(int64_t count) {
 
 }  // namespace
 
+void f32_gemv_packed__avx2_fma(const float* a, const float* b, int64_t kc, int64_t panels,
+                               int /*nr: 16*/, float* sum, bool accumulate) {
+  // Two ymm per panel row, four chains (depth p goes to chain p % 4): eight
+  // independent sums, so FMAs do not wait on each other.
+  constexpr int kChains = 4;
+  for (int64_t q = 0; q < panels; ++q) {
+    const float* panel = b + q * kc * 16;
+    __m256 lo[kChains], hi[kChains];
+    for (int c = 0; c < kChains; ++c) lo[c] = hi[c] = _mm256_setzero_ps();
+    int64_t p = 0;
+    for (; p + kChains <= kc; p += kChains) {
+      for (int c = 0; c < kChains; ++c) {
+        const __m256 x = _mm256_set1_ps(a[p + c]);
+        const float* row = panel + (p + c) * 16;
+        lo[c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row), lo[c]);
+        hi[c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row + 8), hi[c]);
+      }
+    }
+    for (; p < kc; ++p) {
+      const __m256 x = _mm256_set1_ps(a[p]);
+      lo[0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(panel + p * 16), lo[0]);
+      hi[0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(panel + p * 16 + 8), hi[0]);
+    }
+    __m256 low = _mm256_add_ps(_mm256_add_ps(lo[0], lo[1]), _mm256_add_ps(lo[2], lo[3]));
+    __m256 high = _mm256_add_ps(_mm256_add_ps(hi[0], hi[1]), _mm256_add_ps(hi[2], hi[3]));
+    float* out = sum + q * 16;
+    if (accumulate) {
+      low = _mm256_add_ps(low, _mm256_loadu_ps(out));
+      high = _mm256_add_ps(high, _mm256_loadu_ps(out + 8));
+    }
+    _mm256_storeu_ps(out, low);
+    _mm256_storeu_ps(out + 8, high);
+  }
+}
+
 void f32_gemv_rows__avx2_fma(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
                              int64_t n, float* acc) {
   // Four rows of B per sweep over acc (n floats, in L1): one load and one
