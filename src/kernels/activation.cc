@@ -3,6 +3,7 @@
 // table of vector math kernels.
 #include "kernels/activation.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -25,8 +26,8 @@ constexpr double kSqrtTwoOverPi = 0.79788456080286535588;
 // Loops written so NaN inputs stay NaN: a comparison with NaN is false, so
 // `x < 0 ? 0 : x` keeps x.
 template <typename Fn>
-void Transform(float* data, int64_t n, Fn fn) {
-  for (int64_t i = 0; i < n; ++i) data[i] = fn(data[i]);
+void Transform(const float* x, float* y, int64_t n, Fn fn) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fn(x[i]);
 }
 
 }  // namespace
@@ -101,45 +102,47 @@ float ActivationReference(const Activation& activation, float x_float) {
   return static_cast<float>(y);
 }
 
-void f32_activation__portable(const Activation& activation, float* data, int64_t n) {
+void f32_activation__portable(const Activation& activation, const float* in, float* out,
+                              int64_t n) {
   const float alpha = activation.alpha;
   const float beta = activation.beta;
   switch (activation.kind) {
     case ActivationKind::kIdentity:
+      if (in != out) std::copy(in, in + n, out);
       return;
     case ActivationKind::kRelu:
-      return Transform(data, n, [](float x) { return x < 0.0f ? 0.0f : x; });
+      return Transform(in, out, n, [](float x) { return x < 0.0f ? 0.0f : x; });
     case ActivationKind::kLeakyRelu:
-      return Transform(data, n, [alpha](float x) { return x < 0.0f ? alpha * x : x; });
+      return Transform(in, out, n, [alpha](float x) { return x < 0.0f ? alpha * x : x; });
     case ActivationKind::kClip:
-      return Transform(data, n, [alpha, beta](float x) {
+      return Transform(in, out, n, [alpha, beta](float x) {
         const float low = x < alpha ? alpha : x;
         return low > beta ? beta : low;
       });
     case ActivationKind::kSigmoid:
-      return Transform(data, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+      return Transform(in, out, n, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
     case ActivationKind::kTanh:
-      return Transform(data, n, [](float x) { return std::tanh(x); });
+      return Transform(in, out, n, [](float x) { return std::tanh(x); });
     case ActivationKind::kHardSigmoid:
-      return Transform(data, n, [alpha, beta](float x) {
+      return Transform(in, out, n, [alpha, beta](float x) {
         const float y = alpha * x + beta;
         return y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y);
       });
     case ActivationKind::kHardSwish:
-      return Transform(data, n, [](float x) {
+      return Transform(in, out, n, [](float x) {
         const float y = x * (1.0f / 6.0f) + 0.5f;
         return x * (y < 0.0f ? 0.0f : (y > 1.0f ? 1.0f : y));
       });
     case ActivationKind::kSilu:
-      return Transform(data, n, [](float x) { return x / (1.0f + std::exp(-x)); });
+      return Transform(in, out, n, [](float x) { return x / (1.0f + std::exp(-x)); });
     case ActivationKind::kGelu:
       if (activation.gelu_tanh) {
         const float k = static_cast<float>(kSqrtTwoOverPi);
-        return Transform(data, n, [k](float x) {
+        return Transform(in, out, n, [k](float x) {
           return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
         });
       }
-      return Transform(data, n, [](float x) {
+      return Transform(in, out, n, [](float x) {
         return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(kSqrtHalf)));
       });
   }
@@ -175,7 +178,12 @@ const F32MathKernels& F32MathFor(Isa isa) {
 
 void ApplyActivation(const Activation& activation, float* data, int64_t n, Isa isa) {
   if (activation.kind == ActivationKind::kIdentity || n <= 0) return;
-  F32MathFor(isa).activation(activation, data, n);
+  F32MathFor(isa).activation(activation, data, data, n);
+}
+
+void ApplyActivation(const Activation& activation, const float* x, float* y, int64_t n, Isa isa) {
+  if (n <= 0) return;
+  F32MathFor(isa).activation(activation, x, y, n);
 }
 
 }  // namespace loom::kernels

@@ -40,6 +40,9 @@ std::string_view ActivationName(ActivationKind kind);
 
 // In place on n contiguous floats, using `isa` at most.
 void ApplyActivation(const Activation& activation, float* data, int64_t n, Isa isa);
+// y[i] = f(x[i]) for n contiguous floats (x == y allowed, no other overlap);
+// the identity copies.
+void ApplyActivation(const Activation& activation, const float* x, float* y, int64_t n, Isa isa);
 
 // The plain scalar version (the test oracle).
 float ActivationReference(const Activation& activation, float x);

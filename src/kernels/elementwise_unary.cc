@@ -4,7 +4,6 @@
 // dtypes use plain templated loops. float16 and bfloat16 go through float32.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -18,10 +17,6 @@ namespace loom::kernels {
 namespace {
 
 using namespace elementwise;  // NOLINT: this file's helpers
-
-// 2048 floats = 8 KB: the block copied into the output stays in L1 while
-// the activation rewrites it.
-constexpr int64_t kBlock = 2048;
 
 // Neg (ONNX: signed types only).
 constexpr std::initializer_list<DType> kSignedDTypes = {
@@ -96,13 +91,9 @@ Tensor ActivationOp(const KernelContext& ctx, std::string_view op, const Tensor&
   Tensor out = Tensor::uninitialized(DType::kFloat32, x.shape());
   const float* in = x.data<float>();
   float* dst = out.data<float>();
-  // Serial loop replaced: for each block: copy x, ApplyActivation in place.
+  // Serial loop replaced: dst[i] = f(in[i]) for every i.
   ParallelElements(ctx, x.num_elements(), cost_ns, [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; b += kBlock) {
-      const int64_t length = std::min(kBlock, end - b);
-      std::memcpy(dst + b, in + b, static_cast<size_t>(length) * sizeof(float));
-      ApplyActivation(activation, dst + b, length, ctx.isa);
-    }
+    ApplyActivation(activation, in + begin, dst + begin, end - begin, ctx.isa);
   });
   return out;
 }

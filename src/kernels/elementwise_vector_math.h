@@ -18,11 +18,11 @@
 namespace loom::kernels {
 
 using F32UnaryFn = void (*)(const float* x, float* y, int64_t n);
-using F32ActivationFn = void (*)(const Activation& activation, float* data, int64_t n);
+using F32ActivationFn = void (*)(const Activation& activation, const float* x, float* y, int64_t n);
 
 struct F32MathKernels {
   Isa isa;
-  F32ActivationFn activation;  // in place
+  F32ActivationFn activation;  // y[i] = f(x[i]); x == y allowed
   F32UnaryFn exp;
   F32UnaryFn log;
   F32UnaryFn erf;
@@ -35,14 +35,14 @@ struct F32MathKernels {
 // The row for the highest level in the table that is not above `isa`.
 const F32MathKernels& F32MathFor(Isa isa);
 
-void f32_activation__portable(const Activation& activation, float* data, int64_t n);
+void f32_activation__portable(const Activation& activation, const float* x, float* y, int64_t n);
 void f32_exp__portable(const float* x, float* y, int64_t n);
 void f32_log__portable(const float* x, float* y, int64_t n);
 void f32_erf__portable(const float* x, float* y, int64_t n);
 void f32_floor__portable(const float* x, float* y, int64_t n);
 void f32_ceil__portable(const float* x, float* y, int64_t n);
 
-void f32_activation__avx2_fma(const Activation& activation, float* data, int64_t n);
+void f32_activation__avx2_fma(const Activation& activation, const float* x, float* y, int64_t n);
 void f32_exp__avx2_fma(const float* x, float* y, int64_t n);
 void f32_log__avx2_fma(const float* x, float* y, int64_t n);
 void f32_erf__avx2_fma(const float* x, float* y, int64_t n);

@@ -178,36 +178,37 @@ inline void Map(const float* x, float* y, int64_t n, Fn fn) {
 }
 
 template <ActivationKind kKind, bool kGeluTanh = false>
-void Run(const Params& k, float* data, int64_t n) {
-  Map(data, data, n, [&k](__m256 v) { return Apply<kKind, kGeluTanh>(v, k); });
+void Run(const Params& k, const float* x, float* y, int64_t n) {
+  Map(x, y, n, [&k](__m256 v) { return Apply<kKind, kGeluTanh>(v, k); });
 }
 
 }  // namespace
 
-void f32_activation__avx2_fma(const Activation& activation, float* data, int64_t n) {
+void f32_activation__avx2_fma(const Activation& activation, const float* x, float* y, int64_t n) {
   const Params k{Set(activation.alpha), Set(activation.beta)};
   switch (activation.kind) {
     case ActivationKind::kIdentity:
+      if (x != y) std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float));
       return;
     case ActivationKind::kRelu:
-      return Run<ActivationKind::kRelu>(k, data, n);
+      return Run<ActivationKind::kRelu>(k, x, y, n);
     case ActivationKind::kLeakyRelu:
-      return Run<ActivationKind::kLeakyRelu>(k, data, n);
+      return Run<ActivationKind::kLeakyRelu>(k, x, y, n);
     case ActivationKind::kClip:
-      return Run<ActivationKind::kClip>(k, data, n);
+      return Run<ActivationKind::kClip>(k, x, y, n);
     case ActivationKind::kSigmoid:
-      return Run<ActivationKind::kSigmoid>(k, data, n);
+      return Run<ActivationKind::kSigmoid>(k, x, y, n);
     case ActivationKind::kTanh:
-      return Run<ActivationKind::kTanh>(k, data, n);
+      return Run<ActivationKind::kTanh>(k, x, y, n);
     case ActivationKind::kHardSigmoid:
-      return Run<ActivationKind::kHardSigmoid>(k, data, n);
+      return Run<ActivationKind::kHardSigmoid>(k, x, y, n);
     case ActivationKind::kHardSwish:
-      return Run<ActivationKind::kHardSwish>(k, data, n);
+      return Run<ActivationKind::kHardSwish>(k, x, y, n);
     case ActivationKind::kSilu:
-      return Run<ActivationKind::kSilu>(k, data, n);
+      return Run<ActivationKind::kSilu>(k, x, y, n);
     case ActivationKind::kGelu:
-      return activation.gelu_tanh ? Run<ActivationKind::kGelu, true>(k, data, n)
-                                  : Run<ActivationKind::kGelu, false>(k, data, n);
+      return activation.gelu_tanh ? Run<ActivationKind::kGelu, true>(k, x, y, n)
+                                  : Run<ActivationKind::kGelu, false>(k, x, y, n);
   }
 }
 
