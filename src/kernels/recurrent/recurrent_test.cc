@@ -166,6 +166,17 @@ TEST(Recurrent, MatchesReferenceOnRandomShapes) {
   }
 }
 
+// Bidirectional layers run one direction per thread when steps are small
+// or threads few; with 4+ threads and a step GEMM of 4 M FLOPs or more
+// (here 2 x 16 x 256 x 1024 = 8.4 M) every step is split over the threads
+// instead. Both schedules against the reference and bit-identical at 1, 2,
+// 3 and 7 threads (7 takes the second).
+TEST(Recurrent, BidirectionalLargeStepsMatchReferenceAtEveryThreadCount) {
+  Case big{CellKind::kLstm, 2, 16, 8, 256, "bidirectional"};
+  big.lengths = true;
+  CheckAgainstReference(big, 400);
+}
+
 TEST(Recurrent, MatchesReferenceWithOptions) {
   uint32_t seed = 100;
   Case clip{CellKind::kLstm, 4, 3, 5, 11, "bidirectional"};
