@@ -55,7 +55,10 @@ Tensor QuantizeLinearReference(const Tensor& x, const std::vector<float>& scale,
     const auto p = static_cast<size_t>(
         ParamIndex(x.shape().dims(), i, scale.size(), scale_dims, axis, block_size));
     const float q = static_cast<float>(ReadElementAsDouble(x, i)) / scale[p];
-    WriteElementFromDouble(y, i, Saturate(std::rint(q) + zero_point[p], out_dtype));
+    // NaN quantizes to the zero point (quant_common.h); converting a NaN
+    // double to an integer is undefined.
+    const double rounded = std::isnan(q) ? 0.0 : std::rint(q);
+    WriteElementFromDouble(y, i, Saturate(rounded + zero_point[p], out_dtype));
   }
   return y;
 }

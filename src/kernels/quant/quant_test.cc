@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,49 @@ void CheckLayoutsAgainstReference(const std::vector<int64_t>& dims, int axis, in
                                                              scale_dims, axis, block);
     ExpectAtEveryThreadCount(DequantizeLinearKernel, {&expected, &scale, &zp}, attrs, back);
   }
+}
+
+// Long spans (the vectorized per-tensor and per-axis loops, 16 at a time,
+// with tails): half-way quotients, saturation both ways, NaN, infinities,
+// -0 and denormals, for every output type, against the reference.
+TEST(QuantizeLinear, LongSpansWithSpecialValuesMatchReference) {
+  const int64_t n = 2 * 4096 + 37;
+  std::vector<float> values(static_cast<size_t>(n));
+  const float special[] = {std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           1e30f,
+                           -1e30f,
+                           -0.0f,
+                           1e-45f,
+                           70000.25f,
+                           -70000.25f};
+  for (int64_t i = 0; i < n; ++i) {
+    // x / 0.5 = (i % 600 - 300) + 0.5 or + 0.25: exact half-way and
+    // ordinary quotients across every 8-bit range and past it.
+    const float k = static_cast<float>(i % 600 - 300);
+    values[static_cast<size_t>(i)] = (k + (i % 2 == 0 ? 0.5f : 0.25f)) * 0.5f;
+    if (i % 11 == 0) values[static_cast<size_t>(i)] = special[(i / 11) % 9];
+  }
+  const Tensor x = Of<float>(Shape({n}), values);
+  const Tensor scale = Of<float>(Shape(), {0.5f});
+  for (DType zdt : {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16}) {
+    for (int32_t zero : {0, 3}) {
+      SCOPED_TRACE(std::string(dtype_name(zdt)) + " zero point " + std::to_string(zero));
+      const Tensor zp = RandomTensor(zdt, Shape(), 1, zero, zero);
+      const Tensor expected = reference::QuantizeLinearReference(x, {0.5f}, {zero}, {}, 0, 0, zdt);
+      ExpectAtEveryThreadCount(QuantizeLinearKernel, {&x, &scale, &zp}, {}, expected);
+    }
+  }
+  // Per axis: rows of 100 elements, one scale each.
+  const Tensor rows =
+      Of<float>(Shape({2, 3, 100}), std::vector<float>(values.begin(), values.begin() + 600));
+  const Tensor scales = Of<float>(Shape({3}), {0.5f, 0.25f, 3.0f});
+  const Tensor zps = Of<uint8_t>(Shape({3}), {0, 7, 255});
+  const Tensor expected = reference::QuantizeLinearReference(rows, {0.5f, 0.25f, 3.0f}, {0, 7, 255},
+                                                             {3}, 1, 0, DType::kUInt8);
+  ExpectAtEveryThreadCount(QuantizeLinearKernel, {&rows, &scales, &zps},
+                           Attributes().set("axis", int64_t{1}), expected);
 }
 
 TEST(QuantizeLinear, FloatRoundingEqualsNearbyint) {
