@@ -22,9 +22,7 @@ void* AllocateFromSystem(size_t bytes) {
 BufferPool::BufferPool(size_t max_cached_bytes) : max_cached_bytes_(max_cached_bytes) {}
 
 BufferPool::~BufferPool() {
-  for (auto& [size, buffers] : free_) {
-    for (void* buffer : buffers) std::free(buffer);
-  }
+  for (const Idle& idle : idle_) std::free(idle.data);
 }
 
 size_t BufferPool::SizeClass(size_t bytes) {
@@ -39,28 +37,34 @@ void* BufferPool::Allocate(size_t bytes) {
   const size_t size = SizeClass(bytes);
   {
     std::lock_guard lock(mutex_);
-    auto it = free_.find(size);
-    if (it != free_.end() && !it->second.empty()) {
-      void* buffer = it->second.back();
-      it->second.pop_back();
-      cached_bytes_ -= size;
+    // The most recently freed buffer that fits within twice the class.
+    for (size_t i = idle_.size(); i-- > 0;) {
+      const Idle candidate = idle_[i];
+      if (candidate.size < size || candidate.size > 2 * size) continue;
+      idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
+      cached_bytes_ -= candidate.size;
+      live_sizes_[candidate.data] = candidate.size;
       reused_.fetch_add(1, std::memory_order_relaxed);
-      return buffer;
+      return candidate.data;
     }
   }
+  void* data = AllocateFromSystem(size);
   fresh_.fetch_add(1, std::memory_order_relaxed);
-  return AllocateFromSystem(size);
+  std::lock_guard lock(mutex_);
+  live_sizes_[data] = size;
+  return data;
 }
 
-void BufferPool::Deallocate(void* data, size_t bytes) noexcept {
-  const size_t size = SizeClass(bytes);
-  {
-    std::lock_guard lock(mutex_);
-    if (cached_bytes_ + size <= max_cached_bytes_) {
-      free_[size].push_back(data);
-      cached_bytes_ += size;
-      return;
-    }
+void BufferPool::Deallocate(void* data, size_t /*bytes*/) noexcept {
+  std::lock_guard lock(mutex_);
+  const auto it = live_sizes_.find(data);
+  if (it == live_sizes_.end()) return;  // not ours: nothing to free safely
+  const size_t size = it->second;
+  live_sizes_.erase(it);
+  if (cached_bytes_ + size <= max_cached_bytes_) {
+    idle_.push_back({data, size});
+    cached_bytes_ += size;
+    return;
   }
   std::free(data);
 }

@@ -8,9 +8,15 @@
 // hold, and their peak, for RunStats::peak_bytes.
 //
 // Sizes are rounded up to a size class (four per power of two, so at most
-// 25% waste) and a freed buffer serves the next request of its class. The
-// pool keeps at most `max_cached_bytes` idle; beyond that, freed buffers go
-// back to the system.
+// 25% waste). A request takes the most recently freed idle buffer whose class
+// is at least its own and at most twice it, else a fresh one of its class:
+// the buffer just freed is usually the input the previous node consumed, so
+// it is still in cache, where a buffer of the exact class was last touched a
+// whole run ago. MobileNet-V2's first depthwise layer of a stage (its output
+// a new class) took 43-44 us against 31-32 for the same layer in the next
+// block; taking the hot buffer made both 31-32 (bench/results/gemv-packed-
+// 2026-12-04.md). The pool keeps at most `max_cached_bytes` idle; beyond
+// that, freed buffers go back to the system.
 //
 // Thread safety: all methods may be called concurrently.
 #pragma once
@@ -18,9 +24,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "tensor/tensor_allocator.h"
@@ -47,7 +53,12 @@ class BufferPool {
 
  private:
   mutable std::mutex mutex_;
-  std::map<size_t, std::vector<void*>> free_;  // size class → idle buffers
+  struct Idle {
+    void* data;
+    size_t size;  // its class
+  };
+  std::vector<Idle> idle_;                        // in the order they were freed
+  std::unordered_map<void*, size_t> live_sizes_;  // handed out → its class
   size_t cached_bytes_ = 0;
   const size_t max_cached_bytes_;
   std::atomic<int64_t> reused_{0};

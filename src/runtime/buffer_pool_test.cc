@@ -41,6 +41,32 @@ TEST(BufferPool, FreedBuffersServeTheNextRequestOfTheirClass) {
   pool.Deallocate(other, 100000);
 }
 
+TEST(BufferPool, TakesTheMostRecentlyFreedBufferWithinTwiceTheClass) {
+  BufferPool pool(size_t{1} << 30);
+  void* small = pool.Allocate(16384);
+  void* larger = pool.Allocate(20000);
+  void* huge = pool.Allocate(100000);
+  pool.Deallocate(small, 16384);
+  pool.Deallocate(larger, 20000);
+  pool.Deallocate(huge, 100000);
+  // 16 KiB: `huge` is more recent but over twice the class; `larger` is next.
+  void* got = pool.Allocate(16384);
+  EXPECT_EQ(got, larger);
+  EXPECT_EQ(pool.cached_bytes(), BufferPool::SizeClass(16384) + BufferPool::SizeClass(100000));
+  // Back with its own class counted, whatever was asked for.
+  pool.Deallocate(got, 16384);
+  EXPECT_EQ(pool.cached_bytes(), BufferPool::SizeClass(16384) + BufferPool::SizeClass(20000) +
+                                     BufferPool::SizeClass(100000));
+  // Nothing idle is big enough: a fresh buffer.
+  void* bigger = pool.Allocate(300000);
+  EXPECT_NE(bigger, small);
+  EXPECT_NE(bigger, larger);
+  EXPECT_NE(bigger, huge);
+  EXPECT_EQ(pool.fresh(), 4);
+  EXPECT_EQ(pool.reused(), 1);
+  pool.Deallocate(bigger, 300000);
+}
+
 TEST(BufferPool, KeepsNoMoreThanItsCapIdle) {
   BufferPool pool(4096);
   void* a = pool.Allocate(4096);
@@ -61,8 +87,8 @@ TEST(RunAllocator, CountsLiveAndPeakBytesOfTensorsMadeInItsScope) {
       EXPECT_EQ(run->live_bytes(), 12288);
     }
     Tensor c(DType::kFloat32, {1024});
-    EXPECT_EQ(run->live_bytes(), 8192);
-    EXPECT_EQ(pool->reused(), 0);  // the 8 KiB buffer is another class
+    EXPECT_EQ(run->live_bytes(), 8192);  // the bytes asked for, not the buffer's
+    EXPECT_EQ(pool->reused(), 1);        // b's 8 KiB buffer: at most twice c's class
   }
   EXPECT_EQ(run->live_bytes(), 0);
   EXPECT_EQ(run->peak_bytes(), 12288);
