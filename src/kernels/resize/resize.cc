@@ -192,64 +192,9 @@ inline int NearestTap(const double* w, int taps) {
 // its taps with one input row, so rows go to threads whole and the loop
 // body is the taps alone (a row-per-element pass spent ~30 ns of overhead
 // on every element: 4.7 ms of LR-ASPP's 224 x 224 upsampling).
-//
-// Floating-point linear / cubic resizes first compile each output's taps
-// into a flat plan (the taps of weight != 0, their weights in T), so the
-// row loop reads one plan entry per tap instead of testing every double
-// weight: LR-ASPP's final Resize (21 x 28 x 28 -> 224 x 224, linear) 993 ->
-// 870 us (bench/results/gemv-packed-2026-12-04.md).
-template <typename T>
-void ResizeLastAxisPlanned(const KernelContext& ctx, const T* in, T* out, int64_t outer,
-                           int64_t n_in, int64_t n_out, const AxisTaps& t, double extrapolation) {
-  // Output j: plan entries [start[j], start[j + 1]); start[j] == start[j + 1]
-  // with outside[j] set means the extrapolation value.
-  std::vector<int64_t> start(static_cast<size_t>(n_out + 1), 0);
-  std::vector<int64_t> tap_index;
-  std::vector<T> tap_weight;
-  tap_index.reserve(static_cast<size_t>(n_out * t.taps));
-  tap_weight.reserve(static_cast<size_t>(n_out * t.taps));
-  for (int64_t j = 0; j < n_out; ++j) {
-    start[static_cast<size_t>(j)] = static_cast<int64_t>(tap_index.size());
-    if (t.outside[static_cast<size_t>(j)]) continue;
-    for (int k = 0; k < t.taps; ++k) {
-      const double w = t.weight[static_cast<size_t>(j * t.taps + k)];
-      if (w == 0) continue;  // 0 * inf would make NaN
-      tap_index.push_back(t.index[static_cast<size_t>(j * t.taps + k)]);
-      tap_weight.push_back(static_cast<T>(w));
-    }
-  }
-  start[static_cast<size_t>(n_out)] = static_cast<int64_t>(tap_index.size());
-  const double cost = 0.5 * static_cast<double>(n_out * t.taps) + 5;
-  threading::ParallelFor(ctx.pool, outer, cost, [&](int64_t begin, int64_t end) {
-    for (int64_t o = begin; o < end; ++o) {
-      const T* src = in + o * n_in;
-      T* dst = out + o * n_out;
-      for (int64_t j = 0; j < n_out; ++j) {
-        if (t.outside[static_cast<size_t>(j)]) {
-          dst[j] = static_cast<T>(extrapolation);
-          continue;
-        }
-        // The same sum, in the same order, as the general loop below.
-        T acc{0};
-        for (int64_t e = start[static_cast<size_t>(j)]; e < start[static_cast<size_t>(j + 1)];
-             ++e) {
-          acc += tap_weight[static_cast<size_t>(e)] * src[tap_index[static_cast<size_t>(e)]];
-        }
-        dst[j] = acc;
-      }
-    }
-  });
-}
-
 template <typename T>
 void ResizeLastAxis(const KernelContext& ctx, const T* in, T* out, int64_t outer, int64_t n_in,
                     int64_t n_out, const AxisTaps& t, bool nearest, double extrapolation) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (!nearest) {
-      ResizeLastAxisPlanned(ctx, in, out, outer, n_in, n_out, t, extrapolation);
-      return;
-    }
-  }
   const double cost = 0.5 * static_cast<double>(n_out * t.taps) + 5;
   threading::ParallelFor(ctx.pool, outer, cost, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
