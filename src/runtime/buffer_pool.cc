@@ -22,7 +22,9 @@ void* AllocateFromSystem(size_t bytes) {
 BufferPool::BufferPool(size_t max_cached_bytes) : max_cached_bytes_(max_cached_bytes) {}
 
 BufferPool::~BufferPool() {
-  for (const Idle& idle : idle_) std::free(idle.data);
+  for (auto& [size, buffers] : free_) {
+    for (const Idle& idle : buffers) std::free(idle.data);
+  }
 }
 
 size_t BufferPool::SizeClass(size_t bytes) {
@@ -37,34 +39,49 @@ void* BufferPool::Allocate(size_t bytes) {
   const size_t size = SizeClass(bytes);
   {
     std::lock_guard lock(mutex_);
-    // The most recently freed buffer that fits within twice the class.
-    for (size_t i = idle_.size(); i-- > 0;) {
-      const Idle candidate = idle_[i];
-      if (candidate.size < size || candidate.size > 2 * size) continue;
-      idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
-      cached_bytes_ -= candidate.size;
-      live_sizes_[candidate.data] = candidate.size;
+    // Among the classes in [size, 2 * size] (five at most: four per power
+    // of two), the buffer freed last; each class's list ends with its latest.
+    std::vector<Idle>* best = nullptr;
+    for (auto it = free_.lower_bound(size); it != free_.end() && it->first <= 2 * size; ++it) {
+      if (!it->second.empty() &&
+          (best == nullptr || it->second.back().stamp > best->back().stamp)) {
+        best = &it->second;
+      }
+    }
+    if (best != nullptr) {
+      const Idle idle = best->back();
+      live_sizes_[idle.data] = idle.size;  // may throw: before taking it
+      best->pop_back();
+      cached_bytes_ -= idle.size;
       reused_.fetch_add(1, std::memory_order_relaxed);
-      return candidate.data;
+      return idle.data;
     }
   }
   void* data = AllocateFromSystem(size);
   fresh_.fetch_add(1, std::memory_order_relaxed);
-  std::lock_guard lock(mutex_);
-  live_sizes_[data] = size;
+  try {
+    std::lock_guard lock(mutex_);
+    live_sizes_[data] = size;
+  } catch (...) {
+    std::free(data);
+    throw;
+  }
   return data;
 }
 
 void BufferPool::Deallocate(void* data, size_t /*bytes*/) noexcept {
   std::lock_guard lock(mutex_);
   const auto it = live_sizes_.find(data);
-  if (it == live_sizes_.end()) return;  // not ours: nothing to free safely
+  if (it == live_sizes_.end()) return;  // not from this pool: not ours to free
   const size_t size = it->second;
   live_sizes_.erase(it);
   if (cached_bytes_ + size <= max_cached_bytes_) {
-    idle_.push_back({data, size});
-    cached_bytes_ += size;
-    return;
+    try {
+      free_[size].push_back({data, size, ++stamp_});
+      cached_bytes_ += size;
+      return;
+    } catch (...) {  // no memory for the list entry: give the buffer back
+    }
   }
   std::free(data);
 }

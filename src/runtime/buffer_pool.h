@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -55,10 +56,12 @@ class BufferPool {
   mutable std::mutex mutex_;
   struct Idle {
     void* data;
-    size_t size;  // its class
+    size_t size;     // its class
+    uint64_t stamp;  // when it was freed: larger is more recent
   };
-  std::vector<Idle> idle_;                        // in the order they were freed
+  std::map<size_t, std::vector<Idle>> free_;      // class → idle buffers, latest last
   std::unordered_map<void*, size_t> live_sizes_;  // handed out → its class
+  uint64_t stamp_ = 0;
   size_t cached_bytes_ = 0;
   const size_t max_cached_bytes_;
   std::atomic<int64_t> reused_{0};
