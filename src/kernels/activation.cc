@@ -176,14 +176,15 @@ const F32MathKernels& F32MathFor(Isa isa) {
   return *best;
 }
 
-void ApplyActivation(const Activation& activation, float* data, int64_t n, Isa isa) {
-  if (activation.kind == ActivationKind::kIdentity || n <= 0) return;
-  F32MathFor(isa).activation(activation, data, data, n);
-}
-
 void ApplyActivation(const Activation& activation, const float* x, float* y, int64_t n, Isa isa) {
   if (n <= 0) return;
   F32MathFor(isa).activation(activation, x, y, n);
+}
+
+void ApplyActivation(const Activation& activation, float* data, int64_t n, Isa isa) {
+  // Epilogues call this per tile: the identity returns before the table lookup.
+  if (activation.kind == ActivationKind::kIdentity) return;
+  ApplyActivation(activation, data, data, n, isa);
 }
 
 }  // namespace loom::kernels
