@@ -2,10 +2,11 @@
 // that pads the input and shards output tiles over the intra-op pool.
 //
 // Packed weights: per group g, the output blocks in tile groups of up to
-// TB = tile_blocks (the micro-kernel's register tile); a tile group of T
-// blocks starting at block ob0 holds, for each input block icb, tap
-// (kh, kw) and input channel ic of the block, the T x B weights of its
-// output channels side by side, so a tile reads one sequential stream:
+// TB = tile_blocks (the micro-kernel's register tile; TileGroups below says
+// how the blocks split); a tile group of T blocks starting at block ob0
+// holds, for each input block icb, tap (kh, kw) and input channel ic of the
+// block, the T x B weights of its output channels side by side, so a tile
+// reads one sequential stream:
 //   packed[(g * OBg + ob0) * S + ((((icb * KH + kh) * KW + kw) * CPB + ic) * T + t) * B + l]
 //     = W[g * Mg + (ob0 + t) * B + l][icb * CPB + ic][kh][kw]   (0 past Mg or Cg)
 // with S = ICBg * KH * KW * CPB * B the floats per output block. CPB
@@ -29,6 +30,43 @@
 
 namespace loom::kernels {
 namespace {
+
+// The output blocks of one group in register-tile groups of at most
+// tile_blocks. The threads share a conv by units of one tile group x one
+// pixel chunk, so with few tile groups a short last one leaves units of
+// unequal work: MobileNet-V2's 576->96 1x1 at 14^2 as 4 + 2 blocks split
+// into 7 units of twice the work of the other 7, and at intra 2 the caller
+// ran 129 us while its helper ran 82. Up to 3 tile groups therefore split
+// evenly (6 blocks as 3 + 3, 10 as 3 + 3 + 4): those layers 1.15-1.19x
+// faster at intra 2. With more, the short group is a small share and full
+// 4-block tiles do more per load: RegNet-X-400MF's 400->400 1x1 at 7^2
+// (25 blocks) as 4 x 6 + 1 ran 84 us at intra 2, split evenly 92
+// (bench/results/nchwc-balance-2026-12-04.md).
+struct TileGroups {
+  int64_t blocks;  // output blocks of a group
+  int64_t tile_blocks;
+  int64_t count;
+  bool even;
+  TileGroups(int64_t obg, int64_t tb)
+      : blocks(obg),
+        tile_blocks(tb),
+        count(base::CeilDiv(obg, tb)),
+        even(count <= 3 && obg % tb != 0) {}
+  int64_t First(int64_t t) const {
+    return even ? t * blocks / count : std::min(t * tile_blocks, blocks);
+  }
+  int64_t Size(int64_t t) const { return First(t + 1) - First(t); }
+  int64_t Largest() const {
+    return even ? base::CeilDiv(blocks, count) : std::min(tile_blocks, blocks);
+  }
+  // The tile group holding block ob.
+  int64_t Of(int64_t ob) const {
+    int64_t t = even ? ob * count / blocks : ob / tile_blocks;
+    while (First(t + 1) <= ob) ++t;
+    while (First(t) > ob) --t;
+    return t;
+  }
+};
 
 constexpr std::string_view kOp = "NchwcConv";
 
@@ -345,12 +383,13 @@ PreparedNchwcConv::PreparedNchwcConv(const Attributes& attrs, const Tensor& weig
   const int64_t cpb = plain_input_ ? cg : B;
   const int64_t per_block = icbg * taps * cpb * B;
   const int64_t tile_blocks = NchwcMicroKernelsFor(isa).tile_blocks;
+  const TileGroups tiles(obg, tile_blocks);
   packed_.assign(static_cast<size_t>(group_ * obg * per_block), 0.0f);
   for (int64_t g = 0; g < group_; ++g) {
     for (int64_t m = 0; m < mg; ++m) {
       const int64_t ob = m / B;
-      const int64_t ob0 = ob / tile_blocks * tile_blocks;
-      const int64_t blocks = std::min(tile_blocks, obg - ob0);
+      const int64_t ob0 = tiles.First(tiles.Of(ob));
+      const int64_t blocks = tiles.Size(tiles.Of(ob));
       for (int64_t c = 0; c < cg; ++c) {
         for (int64_t t = 0; t < taps; ++t) {
           const int64_t step = ((c / cpb) * taps + t) * cpb + c % cpb;
@@ -395,10 +434,11 @@ void PreparedNchwcConv::PrepareWinograd(const Attributes& attrs, const float* w,
   const int64_t per_position = obg * per_block;
   winograd_packed_.assign(static_cast<size_t>(36 * per_position), 0.0f);
   zeros_.assign(static_cast<size_t>(obg * B), 0.0f);
+  const TileGroups tiles(obg, tile_blocks);
   for (int64_t m = 0; m < out_channels_; ++m) {
     const int64_t ob = m / B;
-    const int64_t ob0 = ob / tile_blocks * tile_blocks;
-    const int64_t blocks = std::min(tile_blocks, obg - ob0);
+    const int64_t ob0 = tiles.First(tiles.Of(ob));
+    const int64_t blocks = tiles.Size(tiles.Of(ob));
     for (int64_t c = 0; c < cg; ++c) {
       const float* k = w + (m * cg + c) * 9;
       double t[6][3];
@@ -492,11 +532,12 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   // Input blocks per slice: a tile group's weights for one slice within
   // kSliceBytes.
   const int64_t slice_bytes = taps == 1 ? kPointwiseSliceBytes : kSliceBytes;
+  const TileGroups tiles(obg, mk.tile_blocks);
   const int64_t slice = std::clamp<int64_t>(slice_bytes / (mk.tile_blocks * tap_bytes), 1, icbg);
-  const int64_t tile_groups = CeilDiv(obg, mk.tile_blocks);
-  // Pixel chunks of whole tiles (of a full tile group), about kChunkTiles
-  // tiles each.
-  const int64_t width = mk.tile_width[std::min<int64_t>(mk.tile_blocks, obg) - 1];
+  const int64_t tile_groups = tiles.count;
+  // Pixel chunks of whole tiles (of the largest tile group), about
+  // kChunkTiles tiles each.
+  const int64_t width = mk.tile_width[tiles.Largest() - 1];
   const int64_t chunks = std::max<int64_t>(1, pixels / (width * kChunkTiles));
   const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
   // A grouped conv with one tile group per group: each unit reads only its
@@ -591,8 +632,8 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
       }
       const int64_t gi = rest % group_;
       const int64_t n = rest / group_;
-      const int64_t first_block = gi * obg + tg * mk.tile_blocks;  // of the whole output
-      const int64_t blocks = std::min<int64_t>(mk.tile_blocks, obg - tg * mk.tile_blocks);
+      const int64_t first_block = gi * obg + tiles.First(tg);  // of the whole output
+      const int64_t blocks = tiles.Size(tg);
       const int64_t pixel_begin = c * chunk, pixel_end = std::min(pixels, pixel_begin + chunk);
       if (pixel_begin >= pixel_end) continue;
       if (pad_in_unit) {
@@ -643,8 +684,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
           p.prefetch_bytes = std::min(slice, icbg - s0 - p.in_blocks) * tap_bytes * blocks;
         } else if (next_group_follows) {
           p.prefetch = packed_.data() + next_first_block * per_block;
-          p.prefetch_bytes = std::min(slice, icbg) * tap_bytes *
-                             std::min<int64_t>(mk.tile_blocks, obg - (tg + 1) * mk.tile_blocks);
+          p.prefetch_bytes = std::min(slice, icbg) * tap_bytes * tiles.Size(tg + 1);
         } else {
           p.prefetch = nullptr;
           p.prefetch_bytes = 0;
@@ -695,8 +735,9 @@ void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
   float* m = WinogradScratch(1, static_cast<size_t>(images * 36 * m_position));
   const int64_t per_block = icb * B * B;
   const int64_t per_position = ocb * per_block;
-  const int64_t tile_groups = CeilDiv(ocb, static_cast<int64_t>(mk.tile_blocks));
-  const int64_t width = mk.tile_width[std::min<int64_t>(mk.tile_blocks, ocb) - 1];
+  const TileGroups tile_split(ocb, mk.tile_blocks);
+  const int64_t tile_groups = tile_split.count;
+  const int64_t width = mk.tile_width[tile_split.Largest() - 1];
   const int64_t chunk = width * kChunkTiles;
   const int64_t chunks = CeilDiv(tiles, chunk);
   const NchwcActivation in_registers = InRegisters(activation_);
@@ -748,8 +789,8 @@ void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
             const int64_t tg = (u / chunks) % tile_groups;
             const int64_t pos = (u / (chunks * tile_groups)) % 36;
             const int64_t n = u / (chunks * tile_groups * 36);
-            const int64_t first_block = tg * mk.tile_blocks;
-            const int64_t blocks = std::min<int64_t>(mk.tile_blocks, ocb - first_block);
+            const int64_t first_block = tile_split.First(tg);
+            const int64_t blocks = tile_split.Size(tg);
             p.input = v + (n * 36 + pos) * v_position;
             p.weights = winograd_packed_.data() + pos * per_position + first_block * per_block;
             p.bias = zeros_.data();

@@ -67,6 +67,12 @@ std::vector<ConvCase> Cases() {
       {"1x1 pointwise", {2, 24, 5, 7}, {40, 24, 1, 1}, {}, {}, {}},
       {"1x1 on 1x1 spatial", {3, 33, 1, 1}, {70, 33, 1, 1}, {}, {}, {}},
       {"1x1 stride 2", {1, 8, 9, 9}, {10, 8, 1, 1}, {2, 2}, {}, {}},
+      // Output blocks in evenly split tile groups (AVX-512: 10 blocks as
+      // 3 + 3 + 4, 6 as 3 + 3, 7 as 3 + 4) and in groups of 4 or 2 and a
+      // short last one (AVX2: 19 blocks), for the direct kernel and Winograd.
+      {"1x1 uneven tile groups", {1, 40, 6, 7}, {150, 40, 1, 1}, {}, {}, {}},
+      {"3x3 uneven tile groups", {1, 20, 9, 10}, {96, 20, 3, 3}, {}, {1, 1, 1, 1}, {}},
+      {"grouped, uneven tile groups", {1, 32, 6, 7}, {224, 16, 3, 3}, {}, {1, 1, 1, 1}, {}, 2},
       {"asymmetric pads", {1, 9, 6, 5}, {3, 9, 2, 3}, {1, 2}, {0, 2, 1, 0}, {}, 1, false, false},
       {"dilation 2", {1, 3, 12, 10}, {4, 3, 3, 3}, {}, {2, 2, 2, 2}, {2, 2}},
       {"dilation 3 stride 3", {1, 17, 19, 17}, {9, 17, 3, 2}, {3, 3}, {1, 0, 2, 2}, {3, 1}},
