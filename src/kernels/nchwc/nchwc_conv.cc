@@ -145,13 +145,20 @@ constexpr int64_t kL2ResidentBytes = 1024 * 1024;
 
 // ParallelFor's cost model: ns per multiply-add lane. 0.02 is ~100 GFLOP/s,
 // what the direct kernel reaches on one AVX-512 core with its overheads;
-// depthwise layers are bound by memory, ~0.05 per lane-tap. Estimates
-// below the truth made MobileNet-V2's small layers (60-160 us) run at 0.7-1x
-// on two threads: ParallelFor then wakes the helper next to the caller.
+// depthwise layers are bound by memory (below). Estimates below the truth
+// made MobileNet-V2's small layers (60-160 us) run at 0.7-1x on two threads:
+// ParallelFor then wakes the helper next to the caller.
 constexpr double kNsPerMultiplyAdd = 0.02;
 // A Winograd transform of one tile and block: ~250 vector operations.
 constexpr double kWinogradTransformNs = 60;
-constexpr double kNsPerDepthwiseTap = 0.05;
+// Per lane-tap, as a depthwise layer costs where the estimate decides
+// something: at intra 2 or more, reading an input that two threads wrote,
+// half of it in the other core's L2. MobileNet-V2's 3x3/2 on 192 channels
+// at 28^2 and on 576 at 14^2 took 21 and 19 us at intra 1 but 23 and 35 run
+// inline at intra 2 (0.085 and 0.135 ns a lane-tap); 0.05 kept them inline,
+// with 0.1 they split, 14 and 19 us, and the model's node sum fell 3 %
+// (bench/results/nchwc-balance-2026-12-04.md).
+constexpr double kNsPerDepthwiseTap = 0.1;
 
 // The zero-padded copy of the input splits over the conv's threads from
 // this size. Below threading::kMinParallelMemoryBytes (1 MiB, set for the
