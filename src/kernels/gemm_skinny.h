@@ -35,11 +35,22 @@ void f32_gemv_rows__avx512f(const float* a, const float* b, int64_t ldb, int64_t
 // `panels` panels of nr columns one after another, each kc rows of nr
 // contiguous floats, zero beyond the last column). For q < panels, j < nr:
 //   sum[q * nr + j] (+)= sum_{p < kc} a[p] * panel_q[p * nr + j]
-// written when `accumulate` is false, added to when true. B is read once, in
-// memory order, one sequential stream with the sums in registers: from DRAM
-// (the classifier after the convolutions) the four-row kernel above read
-// 1280 x 1024 at 17-18 GB/s and this one at 23-25 on Zen 4, from cache 80 vs
-// 90-97 (bench/results/gemv-packed-2026-12-04.md).
+// written when `accumulate` is false, added to when true. B is read once,
+// with the sums in registers: from DRAM (the classifier after the
+// convolutions) the four-row kernel above read 1280 x 1024 at 17-18 GB/s and
+// this one at 23-25 on Zen 4, from cache 80 vs 90-97
+// (bench/results/gemv-packed-2026-12-04.md).
+//
+// kGemvPackedStreams panels at a time, front to back, so B is read as that
+// many sequential streams: a core's hardware prefetcher ramps up again at
+// each 4 KiB page, and several streams overlap those ramps. Sixteen cold
+// 1280 x 1280 Gemms (105 MB of weights, one row each) on Zen 4, one panel
+// at a time against four: 1.04-1.07x faster (node minima) at intra 1, 1.09x
+// at intra 2; two streams 0.98x, eight 0.97x against four; a software
+// prefetch 2 KiB ahead instead 0.88x (bench/results/nchwc-balance-
+// 2026-12-04.md).
+inline constexpr int kGemvPackedStreams = 4;
+
 using GemvPackedKernel = void (*)(const float* a, const float* b, int64_t kc, int64_t panels,
                                   int nr, float* sum, bool accumulate);
 

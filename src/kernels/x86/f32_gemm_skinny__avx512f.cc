@@ -82,39 +82,59 @@ void RowGroup(const GemmArgs& g, int64_t i0, int64_t j0, int64_t j1) {
 
 // Panels of 16 * kVectors columns; kChains independent sums per vector
 // (depth p goes to chain p % kChains) so FMAs do not wait on each other.
-template <int kVectors, int kChains>
-void GemvPanels(const float* a, const float* b, int64_t kc, int64_t panels, float* sum,
-                bool accumulate) {
+// kPanels panels at a time: as many streams through memory (gemm_skinny.h).
+template <int kVectors, int kChains, int kPanels>
+void GemvPanelGroup(const float* a, const float* b, int64_t kc, float* sum, bool accumulate) {
   constexpr int kNr = 16 * kVectors;
-  for (int64_t q = 0; q < panels; ++q) {
-    const float* panel = b + q * kc * kNr;
-    __m512 acc[kChains][kVectors];
-    for (auto& chain : acc) {
+  __m512 acc[kPanels][kChains][kVectors];
+  for (auto& panel : acc) {
+    for (auto& chain : panel) {
       for (__m512& v : chain) v = _mm512_setzero_ps();
     }
-    int64_t p = 0;
-    for (; p + kChains <= kc; p += kChains) {
-      for (int c = 0; c < kChains; ++c) {
-        const __m512 x = _mm512_set1_ps(a[p + c]);
+  }
+  int64_t p = 0;
+  for (; p + kChains <= kc; p += kChains) {
+    for (int c = 0; c < kChains; ++c) {
+      const __m512 x = _mm512_set1_ps(a[p + c]);
+      for (int q = 0; q < kPanels; ++q) {
+        const float* row = b + q * kc * kNr + (p + c) * kNr;
         for (int v = 0; v < kVectors; ++v) {
-          acc[c][v] =
-              _mm512_fmadd_ps(x, _mm512_loadu_ps(panel + (p + c) * kNr + 16 * v), acc[c][v]);
+          acc[q][c][v] = _mm512_fmadd_ps(x, _mm512_loadu_ps(row + 16 * v), acc[q][c][v]);
         }
       }
     }
-    for (; p < kc; ++p) {
-      const __m512 x = _mm512_set1_ps(a[p]);
+  }
+  for (; p < kc; ++p) {
+    const __m512 x = _mm512_set1_ps(a[p]);
+    for (int q = 0; q < kPanels; ++q) {
+      const float* row = b + q * kc * kNr + p * kNr;
       for (int v = 0; v < kVectors; ++v) {
-        acc[0][v] = _mm512_fmadd_ps(x, _mm512_loadu_ps(panel + p * kNr + 16 * v), acc[0][v]);
+        acc[q][0][v] = _mm512_fmadd_ps(x, _mm512_loadu_ps(row + 16 * v), acc[q][0][v]);
       }
     }
+  }
+  for (int q = 0; q < kPanels; ++q) {
     for (int v = 0; v < kVectors; ++v) {
-      __m512 total = acc[0][v];
-      for (int c = 1; c < kChains; ++c) total = _mm512_add_ps(total, acc[c][v]);
+      __m512 total = acc[q][0][v];
+      for (int c = 1; c < kChains; ++c) total = _mm512_add_ps(total, acc[q][c][v]);
       float* out = sum + q * kNr + 16 * v;
       if (accumulate) total = _mm512_add_ps(total, _mm512_loadu_ps(out));
       _mm512_storeu_ps(out, total);
     }
+  }
+}
+
+template <int kVectors, int kChains>
+void GemvPanels(const float* a, const float* b, int64_t kc, int64_t panels, float* sum,
+                bool accumulate) {
+  constexpr int kNr = 16 * kVectors;
+  int64_t q = 0;
+  for (; q + kGemvPackedStreams <= panels; q += kGemvPackedStreams) {
+    GemvPanelGroup<kVectors, kChains, kGemvPackedStreams>(a, b + q * kc * kNr, kc, sum + q * kNr,
+                                                          accumulate);
+  }
+  for (; q < panels; ++q) {
+    GemvPanelGroup<kVectors, kChains, 1>(a, b + q * kc * kNr, kc, sum + q * kNr, accumulate);
   }
 }
 

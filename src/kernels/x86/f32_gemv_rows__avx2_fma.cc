@@ -16,33 +16,41 @@ __m256i TailMask(int64_t count) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lanes);
 }
 
-}  // namespace
-
-void f32_gemv_packed__avx2_fma(const float* a, const float* b, int64_t kc, int64_t panels,
-                               int /*nr: 16*/, float* sum, bool accumulate) {
-  // Two ymm per panel row, four chains (depth p goes to chain p % 4): eight
-  // independent sums, so FMAs do not wait on each other.
-  constexpr int kChains = 4;
-  for (int64_t q = 0; q < panels; ++q) {
-    const float* panel = b + q * kc * 16;
-    __m256 lo[kChains], hi[kChains];
-    for (int c = 0; c < kChains; ++c) lo[c] = hi[c] = _mm256_setzero_ps();
-    int64_t p = 0;
-    for (; p + kChains <= kc; p += kChains) {
-      for (int c = 0; c < kChains; ++c) {
-        const __m256 x = _mm256_set1_ps(a[p + c]);
-        const float* row = panel + (p + c) * 16;
-        lo[c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row), lo[c]);
-        hi[c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row + 8), hi[c]);
+// kPanels panels of 16 columns at once (as many streams through memory;
+// gemm_skinny.h), two ymm per panel row, and kChains
+// chains per ymm (depth p goes to chain p % kChains): 2 x kPanels x kChains
+// independent sums, so FMAs do not wait on each other.
+template <int kPanels, int kChains>
+void GemvPanelGroup(const float* a, const float* b, int64_t kc, float* sum, bool accumulate) {
+  __m256 lo[kPanels][kChains], hi[kPanels][kChains];
+  for (int q = 0; q < kPanels; ++q) {
+    for (int c = 0; c < kChains; ++c) lo[q][c] = hi[q][c] = _mm256_setzero_ps();
+  }
+  int64_t p = 0;
+  for (; p + kChains <= kc; p += kChains) {
+    for (int c = 0; c < kChains; ++c) {
+      const __m256 x = _mm256_set1_ps(a[p + c]);
+      for (int q = 0; q < kPanels; ++q) {
+        const float* row = b + q * kc * 16 + (p + c) * 16;
+        lo[q][c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row), lo[q][c]);
+        hi[q][c] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row + 8), hi[q][c]);
       }
     }
-    for (; p < kc; ++p) {
-      const __m256 x = _mm256_set1_ps(a[p]);
-      lo[0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(panel + p * 16), lo[0]);
-      hi[0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(panel + p * 16 + 8), hi[0]);
+  }
+  for (; p < kc; ++p) {
+    const __m256 x = _mm256_set1_ps(a[p]);
+    for (int q = 0; q < kPanels; ++q) {
+      const float* row = b + q * kc * 16 + p * 16;
+      lo[q][0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row), lo[q][0]);
+      hi[q][0] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row + 8), hi[q][0]);
     }
-    __m256 low = _mm256_add_ps(_mm256_add_ps(lo[0], lo[1]), _mm256_add_ps(lo[2], lo[3]));
-    __m256 high = _mm256_add_ps(_mm256_add_ps(hi[0], hi[1]), _mm256_add_ps(hi[2], hi[3]));
+  }
+  for (int q = 0; q < kPanels; ++q) {
+    __m256 low = lo[q][0], high = hi[q][0];
+    for (int c = 1; c < kChains; ++c) {
+      low = _mm256_add_ps(low, lo[q][c]);
+      high = _mm256_add_ps(high, hi[q][c]);
+    }
     float* out = sum + q * 16;
     if (accumulate) {
       low = _mm256_add_ps(low, _mm256_loadu_ps(out));
@@ -51,6 +59,17 @@ void f32_gemv_packed__avx2_fma(const float* a, const float* b, int64_t kc, int64
     _mm256_storeu_ps(out, low);
     _mm256_storeu_ps(out + 8, high);
   }
+}
+
+}  // namespace
+
+void f32_gemv_packed__avx2_fma(const float* a, const float* b, int64_t kc, int64_t panels,
+                               int /*nr: 16*/, float* sum, bool accumulate) {
+  int64_t q = 0;
+  for (; q + kGemvPackedStreams <= panels; q += kGemvPackedStreams) {
+    GemvPanelGroup<kGemvPackedStreams, 1>(a, b + q * kc * 16, kc, sum + q * 16, accumulate);
+  }
+  for (; q < panels; ++q) GemvPanelGroup<1, 4>(a, b + q * kc * 16, kc, sum + q * 16, accumulate);
 }
 
 void f32_gemv_rows__avx2_fma(const float* a, const float* b, int64_t ldb, int64_t p0, int64_t p1,
