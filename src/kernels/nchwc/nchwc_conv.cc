@@ -839,6 +839,8 @@ void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
   const double cost =
       kNsPerDepthwiseTap * static_cast<double>(out_cols * B * kernel_h_ * kernel_w_);
   const NchwcActivation in_registers = InRegisters(activation_);
+  const bool apply_rows = activation_.kind != ActivationKind::kIdentity &&
+                          in_registers.kind == NchwcActivation::Kind::kNone;
   threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {
     NchwcDepthwiseParams p;
     p.in_block_stride = rows * cols * B;
@@ -858,15 +860,24 @@ void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
     p.out_block_stride = out_rows * out_cols * B;
     p.out_row_stride = out_cols * B;
     p.activation = in_registers;
+    // Unit u is row oh of block cb of image n, advanced in step with u.
+    int64_t oh = begin % out_rows, cb = (begin / out_rows) % blocks,
+            n = begin / (out_rows * blocks);
     for (int64_t u = begin; u < end; ++u) {
-      const int64_t oh = u % out_rows;
-      const int64_t cb = (u / out_rows) % blocks;
-      const int64_t n = u / (out_rows * blocks);
       p.input = x + n * blocks * p.in_block_stride;
       p.output = y + n * blocks * p.out_block_stride;
       mk.depthwise_segment(p, cb, oh, 0, out_cols);
-      ApplyRows(activation_, isa_, p.output + cb * p.out_block_stride + oh * p.out_row_stride,
-                p.out_block_stride, 1, out_cols * B);
+      if (apply_rows) {
+        ApplyRows(activation_, isa_, p.output + cb * p.out_block_stride + oh * p.out_row_stride,
+                  p.out_block_stride, 1, out_cols * B);
+      }
+      if (++oh == out_rows) {
+        oh = 0;
+        if (++cb == blocks) {
+          cb = 0;
+          ++n;
+        }
+      }
     }
   });
 }

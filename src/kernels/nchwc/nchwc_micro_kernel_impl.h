@@ -89,6 +89,13 @@ struct ActivationVectors {
     }
     return times_input ? T::Mul(x, t) : t;
   }
+  // Apply for every kind but the sigmoid, always inlined: GCC kept Apply
+  // out of line in the depthwise tiles, and the call per output vector made
+  // it spill every accumulator (all vector registers are caller-saved).
+  __attribute__((always_inline)) V ApplyNotSigmoid(V x) const {
+    const V t = Clamp<T>(affine ? T::Fma(x, scale, shift) : x, low, high);
+    return times_input ? T::Mul(x, t) : t;
+  }
 };
 
 inline constexpr int64_t kCacheLine = 64;
@@ -494,8 +501,12 @@ __attribute__((always_inline)) inline void FinishDepthwiseTile(const NchwcDepthw
                                                                float* out) {
   if (p.activation.kind != NchwcActivation::Kind::kNone) {
     const ActivationVectors<T> activation(p.activation);
+    if (activation.sigmoid) {
+      for (int j = 0; j < OW; ++j) acc[j] = activation.Apply(acc[j]);
+    } else {
 #pragma GCC unroll 16
-    for (int j = 0; j < OW; ++j) acc[j] = activation.Apply(acc[j]);
+      for (int j = 0; j < OW; ++j) acc[j] = activation.ApplyNotSigmoid(acc[j]);
+    }
   }
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) T::Store(out + j * T::kBlock, acc[j]);
@@ -575,21 +586,24 @@ constexpr bool SlidingReads(int c) {
   return false;
 }
 
-template <class T, int OW, int S, int D, int C, int... K>
+// Input vectors outside [CL, CE) lie in the zero padding: they are neither
+// loaded nor multiplied (a clipped tap, as DepthwiseTile skips it), and `x`
+// points at vector CL.
+template <class T, int OW, int S, int D, int CL, int CE, int C, int... K>
 __attribute__((always_inline)) inline void SlidingInput(const float* x, const typename T::V* w,
                                                         typename T::V* acc,
                                                         std::integer_sequence<int, K...>) {
-  if constexpr (SlidingReads<OW, sizeof...(K), S, D>(C)) {
-    const typename T::V xv = T::Load(x + C * T::kBlock);
+  if constexpr (C >= CL && C < CE && SlidingReads<OW, sizeof...(K), S, D>(C)) {
+    const typename T::V xv = T::Load(x + (C - CL) * T::kBlock);
     (SlidingTap<T, OW, S, D, C, K>(xv, w, acc), ...);
   }
 }
 
-template <class T, int OW, int KW, int S, int D, int... C>
+template <class T, int OW, int KW, int S, int D, int CL, int CE, int... C>
 __attribute__((always_inline)) inline void SlidingRow(const float* x, const typename T::V* w,
                                                       typename T::V* acc,
                                                       std::integer_sequence<int, C...>) {
-  (SlidingInput<T, OW, S, D, C>(x, w, acc, std::make_integer_sequence<int, KW>{}), ...);
+  (SlidingInput<T, OW, S, D, CL, CE, C>(x, w, acc, std::make_integer_sequence<int, KW>{}), ...);
 }
 
 // DepthwiseTile for a full-width window of KW taps D columns apart, at
@@ -597,8 +611,11 @@ __attribute__((always_inline)) inline void SlidingRow(const float* x, const type
 // multiplied into every output column whose window holds it,
 // (OW - 1) * S + (KW - 1) * D + 1 loads a row at most instead of OW * KW.
 // Each accumulator still sums its taps in kw order, so the results equal
-// DepthwiseTile's bit for bit.
-template <class T, int OW, int KW, int S, int D>
+// DepthwiseTile's bit for bit. The first CL and last CR input vectors of
+// each row are padding (clipped taps; `in` points at vector CL): the edge
+// columns of a row run in the same tile as their neighbours instead of one
+// at a time.
+template <class T, int OW, int KW, int S, int D, int CL = 0, int CR = 0>
 __attribute__((always_inline)) inline void DepthwiseTileSliding(const NchwcDepthwiseParams& p,
                                                                 const float* in, const float* w,
                                                                 const float* bias, float* out,
@@ -606,6 +623,7 @@ __attribute__((always_inline)) inline void DepthwiseTileSliding(const NchwcDepth
   using V = typename T::V;
   constexpr int B = T::kBlock;
   constexpr int kInputs = (OW - 1) * S + (KW - 1) * D + 1;
+  static_assert(CL >= 0 && CR >= 0 && CL + CR < kInputs);
   V acc[OW];
   const V b = T::Load(bias);
 #pragma GCC unroll 16
@@ -615,8 +633,8 @@ __attribute__((always_inline)) inline void DepthwiseTileSliding(const NchwcDepth
     V wv[KW];
 #pragma GCC unroll 8
     for (int k = 0; k < KW; ++k) wv[k] = T::Load(w_row + k * B);
-    SlidingRow<T, OW, KW, S, D>(in + kh * p.dilation_h * p.in_row_stride, wv, acc,
-                                std::make_integer_sequence<int, kInputs>{});
+    SlidingRow<T, OW, KW, S, D, CL, kInputs - CR>(in + kh * p.dilation_h * p.in_row_stride, wv, acc,
+                                                  std::make_integer_sequence<int, kInputs>{});
   }
   FinishDepthwiseTile<T, OW>(p, acc, out);
 }
@@ -638,6 +656,72 @@ inline void DepthwiseColumnsSliding(const NchwcDepthwiseParams& p, const float* 
                                                    ow_end);
     }
   }
+}
+
+// A sliding tile of OW columns whose first L input vectors are padding, and
+// whose last `right` (0..R, chosen at run time) are.
+template <class T, int OW, int KW, int S, int D, int L, int R, int CR = 0>
+__attribute__((always_inline)) inline void ClippedTile(const NchwcDepthwiseParams& p,
+                                                       const float* in, const float* w,
+                                                       const float* bias, float* out,
+                                                       int64_t kh_count, int64_t right) {
+  if (right == CR) {
+    DepthwiseTileSliding<T, OW, KW, S, D, L, CR>(p, in, w, bias, out, kh_count);
+  } else if constexpr (CR < R) {
+    ClippedTile<T, OW, KW, S, D, L, R, CR + 1>(p, in, w, bias, out, kh_count, right);
+  }
+}
+
+// `cols` (< OW + 1) columns in one tile whose first L input vectors are
+// padding and whose last `right` (0..R) are.
+template <class T, int OW, int KW, int S, int D, int L, int R>
+inline void NarrowClippedTile(const NchwcDepthwiseParams& p, const float* in, const float* w,
+                              const float* bias, float* out, int64_t kh_count, int64_t cols,
+                              int64_t right) {
+  if constexpr (OW > 1) {
+    if (cols < OW) {
+      NarrowClippedTile<T, OW - 1, KW, S, D, L, R>(p, in, w, bias, out, kh_count, cols, right);
+      return;
+    }
+  }
+  ClippedTile<T, OW, KW, S, D, L, R>(p, in, w, bias, out, kh_count, right);
+}
+
+// A whole output row of a layer whose left padding is CL input vectors (the
+// "same" padding of KW taps D apart) and whose right padding is at most CL,
+// in sliding tiles only: the first OW columns with the left padding clipped,
+// whole tiles inside, and the last columns in one tile with the right
+// padding clipped (a row narrower than a tile in one tile clipped on both
+// sides). False when the row does not fit that plan.
+template <class T, int OW, int KW, int S, int D, int CL>
+bool SlideClippedRow(const NchwcDepthwiseParams& p, const float* in_row, const float* w,
+                     const float* bias, float* out_row, int64_t kh_count, int64_t cols) {
+  static_assert(OW * S >= CL, "only a row's first tile reaches into the left padding");
+  constexpr int B = T::kBlock;
+  if (p.pad_left != CL) return false;
+  // Input vectors past the row's end under column c's window.
+  auto past_end = [&](int64_t c) {
+    return std::max<int64_t>(c * S - CL + (KW - 1) * D + 1 - p.in_cols, 0);
+  };
+  const int64_t right = past_end(cols - 1);
+  if (right > CL || (cols - 1) * S - CL >= p.in_cols) return false;
+  const int64_t first = std::min<int64_t>(cols, OW);
+  NarrowClippedTile<T, OW, KW, S, D, CL, CL>(p, in_row, w, bias, out_row, kh_count, first,
+                                             past_end(first - 1));
+  int64_t c = first;
+  for (; c + OW <= cols && past_end(c + OW - 1) == 0; c += OW) {
+    DepthwiseTileSliding<T, OW, KW, S, D>(p, in_row + (c * S - CL) * B, w, bias, out_row + c * B,
+                                          kh_count);
+  }
+  // The rest (the last tile or two), clipped on the right where it reaches
+  // the padding.
+  while (c < cols) {
+    const int64_t n = std::min<int64_t>(cols - c, OW);
+    NarrowClippedTile<T, OW, KW, S, D, 0, CL>(p, in_row + (c * S - CL) * B, w, bias,
+                                              out_row + c * B, kh_count, n, past_end(c + n - 1));
+    c += n;
+  }
+  return true;
 }
 
 // First index k in [0, count) with start + k * step >= 0 (count if none).
@@ -694,6 +778,23 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
     }
     return true;
   };
+  // Whole rows of the common shapes with "same"-style padding: edge columns
+  // inside the sliding tiles. One at a time (below), each edge column was a
+  // chain of dependent FMAs: on 960 channels at 7^2 they took a third of
+  // the layer's time.
+  if (ow_begin == 0 && ow_end == p.out_row_stride / B && kh_count > 0) {
+    bool done = false;
+    if (k == 3 && s == 1 && d == 1) {
+      done = SlideClippedRow<T, W, 3, 1, 1, 1>(p, in_row, w, bias, out_row, kh_count, ow_end);
+    } else if (k == 3 && s == 2 && d == 1) {
+      done = SlideClippedRow<T, W, 3, 2, 1, 1>(p, in_row, w, bias, out_row, kh_count, ow_end);
+    } else if (k == 5 && s == 1 && d == 1) {
+      done = SlideClippedRow<T, W, 5, 1, 1, 2>(p, in_row, w, bias, out_row, kh_count, ow_end);
+    } else if (k == 5 && s == 2 && d == 1) {
+      done = SlideClippedRow<T, W, 5, 2, 1, 2>(p, in_row, w, bias, out_row, kh_count, ow_end);
+    }
+    if (done) return;
+  }
   // Narrow rows where clipped columns are half or more (5x5 at 7^2, 5x5 at
   // dilation 2 on 14^2): the tap rows go into a zero-bordered buffer first,
   // and every column slides over it. At a quarter (3x3 at 7^2, 5x5/2 to 7^2)

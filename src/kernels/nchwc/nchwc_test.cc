@@ -87,6 +87,15 @@ std::vector<ConvCase> Cases() {
       // Rows wide enough for the sliding tiles (3x3 and 5x5 at strides 1
       // and 2) and their narrower tails.
       {"depthwise 3x3 wide rows", {1, 24, 5, 40}, {24, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 24},
+      // Rows as wide as a sliding tile, or one or two wider, so a row's
+      // first tile also reaches into the right padding (the depthwise
+      // tiles are 8 columns wide on AVX-512 and AVX2, 4 portable).
+      {"depthwise 3x3 rows of 8", {1, 16, 4, 8}, {16, 1, 3, 3}, {}, {1, 1, 1, 1}, {}, 16},
+      {"depthwise 5x5 rows of 9", {1, 16, 5, 9}, {16, 1, 5, 5}, {}, {2, 2, 2, 2}, {}, 16},
+      {"depthwise 5x5 rows of 5", {1, 16, 5, 5}, {16, 1, 5, 5}, {}, {2, 2, 2, 2}, {}, 16},
+      {"depthwise 5x5/2 rows of 17", {1, 16, 6, 17}, {16, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 16},
+      {"depthwise 3x3/2 rows of 16", {1, 16, 6, 16}, {16, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 16},
+      {"depthwise 5x5/2 rows of 14", {1, 16, 6, 14}, {16, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 16},
       {"depthwise 3x3/2 wide rows", {1, 24, 6, 43}, {24, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {}, 24},
       {"depthwise 5x5 wide rows", {1, 20, 6, 37}, {20, 1, 5, 5}, {}, {2, 2, 2, 2}, {}, 20},
       {"depthwise 5x5/2 wide rows", {1, 20, 7, 50}, {20, 1, 5, 5}, {2, 2}, {1, 2, 2, 1}, {}, 20},
