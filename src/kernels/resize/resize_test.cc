@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,29 @@ TEST(Resize, LinearHalfPixelAndAlignCorners) {
   ExpectNear(
       Resize(m, kNone, Sizes({4, 4}), linear),
       {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4});
+}
+
+TEST(Resize, LinearSkipsTapsOfWeightZero) {
+  // asymmetric, x2: x' = x / 2. Even outputs sit on an input pixel c
+  // (taps c - 1 with weight 0 and c with weight 1), so the infinity at
+  // input 1 reaches outputs 1-3 only; 0 * inf (NaN) must not reach 4. Along
+  // the last axis and along a middle one (the column of a [4, 2] input).
+  Attributes linear;
+  linear.set("mode", std::string("linear"));
+  linear.set("coordinate_transformation_mode", std::string("asymmetric"));
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> want = {1, inf, inf, inf, 2, 2.5f, 3, 3};
+  const Tensor row = Tensor::from_vector<float>({4}, {1, inf, 2, 3});
+  const std::vector<float> got = Resize(row, kNone, Sizes({8}), linear);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << i;
+  const Tensor column = Tensor::from_vector<float>({4, 2}, {1, 1, inf, inf, 2, 2, 3, 3});
+  const std::vector<float> got2 = Resize(column, kNone, Sizes({8, 2}), linear);
+  ASSERT_EQ(got2.size(), 2 * want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got2[2 * i], want[i]) << i;
+    EXPECT_EQ(got2[2 * i + 1], want[i]) << i;
+  }
 }
 
 TEST(Resize, CubicWeightsOfKeys) {
