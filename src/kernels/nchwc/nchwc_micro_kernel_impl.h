@@ -184,8 +184,18 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
     finish([&](V r) __attribute__((always_inline)) {
       return Clamp<T>(r, activation.low, activation.high);
     });
+  } else if (!activation.sigmoid) {
+    finish([&](V r) __attribute__((always_inline)) { return activation.ApplyNotSigmoid(r); });
   } else {
-    finish([&](V r) { return activation.Apply(r); });
+    // The sigmoid (out of line) on the stored tile, in a pass of its own:
+    // called with the accumulators live, each call spilled all of them.
+    finish([](V r) __attribute__((always_inline)) { return r; });
+    for (int ob = 0; ob < OB; ++ob) {
+      for (int j = 0; j < OW; ++j) {
+        float* at = out + ob * obs + j * B;
+        T::Store(at, activation.Apply(T::Load(at)));
+      }
+    }
   }
 }
 
@@ -582,11 +592,17 @@ __attribute__((always_inline)) inline void FinishDepthwiseTile(const NchwcDepthw
   if (p.activation.kind != NchwcActivation::Kind::kNone) {
     const ActivationVectors<T> activation(p.activation);
     if (activation.sigmoid) {
-      for (int j = 0; j < OW; ++j) acc[j] = activation.Apply(acc[j]);
-    } else {
+      // Stored first, then activated in place (FinishTile says why).
 #pragma GCC unroll 16
-      for (int j = 0; j < OW; ++j) acc[j] = activation.ApplyNotSigmoid(acc[j]);
+      for (int j = 0; j < OW; ++j) T::Store(out + j * T::kBlock, acc[j]);
+      for (int j = 0; j < OW; ++j) {
+        float* at = out + j * T::kBlock;
+        T::Store(at, activation.Apply(T::Load(at)));
+      }
+      return;
     }
+#pragma GCC unroll 16
+    for (int j = 0; j < OW; ++j) acc[j] = activation.ApplyNotSigmoid(acc[j]);
   }
 #pragma GCC unroll 16
   for (int j = 0; j < OW; ++j) T::Store(out + j * T::kBlock, acc[j]);
