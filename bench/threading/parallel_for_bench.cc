@@ -12,6 +12,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -122,6 +123,39 @@ void BM_LoomWorkAfterIdle(benchmark::State& state) {
   state.counters["helper_share"] = static_cast<double>(helper_units.load()) /
                                    static_cast<double>(state.iterations() * kWorkUnits);
 }
+
+// How long after the caller enters ParallelFor a spinning helper starts its
+// first shard, as between the nodes of a session run (a SpinScope, and 5 µs
+// of the caller's own work between loops). Two units of 20 µs: the caller
+// takes one, the helper the other. Reported as helper_start_us (mean) with
+// the loop's time.
+void BM_LoomHelperStart(benchmark::State& state) {
+  ThreadPool pool = MakePool(1, 1000);
+  ThreadPool::SpinScope scope(&pool);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::chrono::steady_clock::time_point entered;
+  double delay_ns = 0;
+  int64_t helped = 0;
+  const RangeFn body = [&](int64_t begin, int64_t end) {
+    if (std::this_thread::get_id() != caller) {
+      delay_ns += static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                          std::chrono::steady_clock::now() - entered)
+                                          .count());
+      ++helped;
+    }
+    for (int64_t i = begin; i < end; ++i) BusyWaitUs(20);
+  };
+  for (auto _ : state) {
+    BusyWaitUs(5);
+    entered = std::chrono::steady_clock::now();
+    ParallelFor(&pool, 2, 20e3, body);
+  }
+  state.counters["helper_start_us"] =
+      helped == 0 ? 0 : delay_ns / 1e3 / static_cast<double>(helped);
+  state.counters["helper_share"] =
+      static_cast<double>(helped) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_LoomHelperStart)->Apply(BackToBackSettings)->Unit(benchmark::kMicrosecond);
 
 // Schedules kTinyTasks increments and waits, yielding, until all have run.
 // Yielding rather than spinning: with 2 workers the caller is a third thread
