@@ -79,6 +79,13 @@ float* PaddedScratch(size_t floats) {
   return buffer.Floats(floats);
 }
 
+// A strided 1x1 conv's input pixels gathered (RunDirect), per calling
+// thread, grown only; the pool's workers read it while the caller waits.
+float* SubsampledScratch(size_t floats) {
+  thread_local base::GrowOnlyBuffer buffer;
+  return buffer.Floats(floats);
+}
+
 // One group's zero-padded input, per thread that runs a unit (RunDirect's
 // pad_in_unit), grown only.
 float* UnitPaddedScratch(size_t floats) {
@@ -528,6 +535,39 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t in_planes = plain_input_ ? in_channels_ : CeilDiv(in_channels_, B);
   const int64_t lanes = plain_input_ ? 1 : B;
   const int64_t pixels = g.output[0] * g.output[1];
+  if (kernel_h_ == 1 && kernel_w_ == 1 && (g.stride[0] > 1 || g.stride[1] > 1) && !plain_input_ &&
+      !g.has_padding()) {
+    // A strided 1x1 conv (ResNets' downsampling) reads every stride-th
+    // pixel: those pixels are copied together first, and the conv runs as a
+    // stride-1 pointwise one on the copy. In place, each tile's broadcasts
+    // touched twice the lines, a unit's input overflowed L1, and 256->512
+    // from 56^2 ran at 1.10x ORT's time against 1.03x for the same layer at
+    // stride 1 (bench/results/nchwc-balance-2026-12-04.md).
+    const int64_t out_rows = g.output[0], out_cols = g.output[1];
+    const int64_t floats = PaddedFloats(batch * in_planes, out_rows, out_cols, B);
+    float* compact = SubsampledScratch(static_cast<size_t>(floats));
+    const int64_t in_cols = g.input[1], in_plane = g.input[0] * in_cols * B;
+    const int64_t row_floats = out_cols * B;
+    const double cost =
+        threading::MemoryBoundCost(floats * static_cast<int64_t>(sizeof(float)),
+                                   static_cast<double>(row_floats) * 0.5, kPadParallelMinBytes);
+    threading::ParallelFor(
+        ctx.pool, batch * in_planes * out_rows, cost, [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t plane = r / out_rows, oh = r % out_rows;
+            const float* src = x + plane * in_plane + oh * g.stride[0] * in_cols * B;
+            float* dst = compact + r * row_floats;
+            for (int64_t ow = 0; ow < out_cols; ++ow) {
+              std::copy_n(src + ow * g.stride[1] * B, B, dst + ow * B);
+            }
+          }
+        });
+    SpatialGeometry unit = g;
+    unit.input = g.output;
+    unit.stride = {1, 1};
+    RunDirect(ctx, compact, unit, batch, sum, y);
+    return;
+  }
   const int64_t cg = in_channels_ / group_, mg = out_channels_ / group_;
   const int64_t obg = CeilDiv(mg, B);
   const int64_t icbg = plain_input_ ? 1 : CeilDiv(cg, B);

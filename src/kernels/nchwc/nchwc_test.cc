@@ -67,6 +67,20 @@ std::vector<ConvCase> Cases() {
       {"1x1 pointwise", {2, 24, 5, 7}, {40, 24, 1, 1}, {}, {}, {}},
       {"1x1 on 1x1 spatial", {3, 33, 1, 1}, {70, 33, 1, 1}, {}, {}, {}},
       {"1x1 stride 2", {1, 8, 9, 9}, {10, 8, 1, 1}, {2, 2}, {}, {}},
+      // Strided 1x1 convs gather their pixels first, then run as pointwise.
+      {"1x1 stride 2, batch 2, odd sizes", {2, 40, 11, 13}, {70, 40, 1, 1}, {2, 2}, {}, {}},
+      {"1x1 strides 3 and 2, grouped", {1, 64, 10, 9}, {32, 32, 1, 1}, {3, 2}, {}, {}, 2},
+      {"1x1 stride 2 + sum + relu",
+       {2, 24, 9, 11},
+       {40, 24, 1, 1},
+       {2, 2},
+       {},
+       {},
+       1,
+       false,
+       true,
+       true,
+       A::kRelu},
       // Output blocks in evenly split tile groups (AVX-512: 10 blocks as
       // 3 + 3 + 4, 6 as 3 + 3, 7 as 3 + 4) and in groups of 4 or 2 and a
       // short last one (AVX2: 19 blocks), for the direct kernel and Winograd.
