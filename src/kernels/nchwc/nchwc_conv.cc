@@ -131,16 +131,31 @@ constexpr int64_t kChunkTiles = 4;
 // 142/155/124 GFLOP/s, 64 KiB 140/151/124, 32 KiB (L1-sized, ONNX
 // Runtime's choice) 131/138/120.
 constexpr int64_t kSliceBytes = 256 * 1024;
-// A 1x1 convolution's slices fit L1 instead: each tile of pixels reads its
+// On Intel a 1x1 convolution's slices fit L1 instead: each tile of pixels reads its
 // slice's weights once per input channel, so an L1-resident slice saves the
 // L2 traffic that bounded it (one 64-byte weight vector per 6 multiply-adds).
 // Alternating in one process (AVX-512, bench/results/nchwc-pointwise-
 // 2026-12-04.md), 16 or 32 KiB against 256: a chain of 400->400 1x1 convs at
 // 7^2 0.93x at 1 thread and 0.92x at 2; ResNet-50 0.94x / 0.96x (its 1x1
 // layers with 256-2048 input channels 5-15 % faster, the 64-channel ones
-// unchanged); RegNet-X-400MF 0.99x / 0.92x; 16 and 32 KiB equal (1.00x), and
-// 16 leaves room in a 32 KiB L1 (AMD Zen 4) for the input and partial sums.
-constexpr int64_t kPointwiseSliceBytes = 16 * 1024;
+// unchanged); RegNet-X-400MF 0.99x / 0.92x; 16 and 32 KiB equal (1.00x).
+//
+// That was measured on Intel (two 512-bit FMA ports, 48 KiB L1). On AMD
+// Zen 4 (32 KiB L1, 512-bit FMAs in two halves) the partial sums each slice
+// stores and reloads cost more than the L2 reads they save: against 16 KiB,
+// 128 KiB slices ran three chained 1024->512 1x1 convs at 14^2 1.058x
+// faster, 512->256 at 28^2 1.041x, ResNeXt-50 1.021x, MobileNet-V2 1.019x,
+// RegNet-X-400MF 1.016x (1.019x at intra 2), EfficientNet-B0 1.012x; 64 KiB
+// about half that gain, 256 KiB within 1 % of 128
+// (bench/results/nchwc-balance-2026-12-04.md).
+constexpr int64_t kPointwiseSliceBytesIntel = 16 * 1024;
+constexpr int64_t kPointwiseSliceBytesAmd = 128 * 1024;
+
+int64_t PointwiseSliceBytes() {
+  static const int64_t bytes =
+      __builtin_cpu_is("amd") ? kPointwiseSliceBytesAmd : kPointwiseSliceBytesIntel;
+  return bytes;
+}
 
 // What one operand may take of the 2 MiB L2 and still be there when it is
 // read again. ResNet-50's 1x1/2 downsample (256->512, 56^2 input, 3.2 MB in,
@@ -578,7 +593,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t tap_bytes = taps * cpb * B * static_cast<int64_t>(sizeof(float));
   // Input blocks per slice: a tile group's weights for one slice within
   // kSliceBytes.
-  const int64_t slice_bytes = taps == 1 ? kPointwiseSliceBytes : kSliceBytes;
+  const int64_t slice_bytes = taps == 1 ? PointwiseSliceBytes() : kSliceBytes;
   const TileGroups tiles(obg, mk.tile_blocks);
   const int64_t slice = std::clamp<int64_t>(slice_bytes / (mk.tile_blocks * tap_bytes), 1, icbg);
   const int64_t tile_groups = tiles.count;

@@ -67,6 +67,14 @@ std::vector<ConvCase> Cases() {
       {"1x1 pointwise", {2, 24, 5, 7}, {40, 24, 1, 1}, {}, {}, {}},
       {"1x1 on 1x1 spatial", {3, 33, 1, 1}, {70, 33, 1, 1}, {}, {}, {}},
       {"1x1 stride 2", {1, 8, 9, 9}, {10, 8, 1, 1}, {2, 2}, {}, {}},
+      // Several input-channel slices with the larger slices of AMD CPUs too
+      // (4 on AVX2, 16 on AVX-512).
+      {"1x1, input channels in several 128 KiB slices",
+       {1, 8000, 2, 3},
+       {24, 8000, 1, 1},
+       {},
+       {},
+       {}},
       // Strided 1x1 convs gather their pixels first, then run as pointwise.
       {"1x1 stride 2, batch 2, odd sizes", {2, 40, 11, 13}, {70, 40, 1, 1}, {2, 2}, {}, {}},
       {"1x1 strides 3 and 2, grouped", {1, 64, 10, 9}, {32, 32, 1, 1}, {3, 2}, {}, {}, 2},
