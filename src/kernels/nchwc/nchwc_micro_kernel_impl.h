@@ -199,6 +199,35 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
   }
 }
 
+// A blocked tile's multiply-adds over every input block, tap and channel:
+// `pixel(j, at)` is pixel j's input where pixel 0 of the tile would read `at`
+// if it started at p.input (at = p.input + the block, tap and channel
+// offset). p.prefetch's lines are spread over the steps.
+template <class T, int OB, int OW, class Pixel>
+__attribute__((always_inline)) inline void BlockedTileSteps(const NchwcConvParams& p,
+                                                            typename T::V (&acc)[OB][OW],
+                                                            const float* w, const char* prefetch,
+                                                            int64_t prefetch_lines, Pixel pixel) {
+  constexpr int B = T::kBlock;
+  const int64_t kw_step = p.dilation_w * p.in_col_stride;
+  const int64_t kh_step = p.dilation_h * p.in_row_stride;
+  const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
+  const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
+  for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
+    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
+      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+        PrefetchLines(prefetch, prefetch_lines, lines_per_step);
+        const float* at = p.input + icb * p.in_block_stride + kh * kh_step + kw * kw_step;
+#pragma GCC unroll 4
+        for (int ic = 0; ic < B; ++ic) {
+          MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return pixel(j, at + ic); });
+          w += OB * B;
+        }
+      }
+    }
+  }
+}
+
 // One register tile: OB output blocks x OW output pixels, summed over every
 // input channel and tap. `in[j]` is pixel j's input at tap (0, 0) of
 // channel 0; `w` the tile's packed weights (one OB x B row per channel and
@@ -234,24 +263,8 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
       w += OB * B;
     }
   } else {
-    const int64_t kw_step = p.dilation_w * p.in_col_stride;
-    const int64_t kh_step = p.dilation_h * p.in_row_stride;
-    const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
-    const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
-    for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
-      for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-        for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
-          PrefetchLines(prefetch, prefetch_lines, lines_per_step);
-          int64_t offset = icb * p.in_block_stride + kh * kh_step + kw * kw_step;
-#pragma GCC unroll 4
-          for (int ic = 0; ic < B; ++ic) {
-            MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x[j] + offset; });
-            w += OB * B;
-            ++offset;
-          }
-        }
-      }
-    }
+    BlockedTileSteps<T, OB, OW>(p, acc, w, prefetch, prefetch_lines,
+                                [&](int j, const float* at) { return x[j] + (at - p.input); });
   }
   FinishTile<T, OB, OW>(p, ActivationVectors<T>(p.activation), acc, out, sum);
 }
@@ -271,23 +284,9 @@ __attribute__((noinline)) void ConvRowTile(const NchwcConvParams& p, const float
   constexpr int B = T::kBlock;
   V acc[OB][OW];
   InitTile<T, OB, OW>(p, bias, out, acc);
-  const int64_t kw_step = p.dilation_w * B;
-  const int64_t kh_step = p.dilation_h * p.in_row_stride;
-  const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
-  const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
-  for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
-    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
-        PrefetchLines(prefetch, prefetch_lines, lines_per_step);
-        const float* x = in + icb * p.in_block_stride + kh * kh_step + kw * kw_step;
-#pragma GCC unroll 4
-        for (int ic = 0; ic < B; ++ic) {
-          MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return x + j * S * B + ic; });
-          w += OB * B;
-        }
-      }
-    }
-  }
+  BlockedTileSteps<T, OB, OW>(p, acc, w, prefetch, prefetch_lines, [&](int j, const float* at) {
+    return at + (in - p.input) + j * S * B;
+  });
   FinishTile<T, OB, OW>(p, ActivationVectors<T>(p.activation), acc, out, sum);
 }
 
