@@ -195,9 +195,10 @@ inline int NearestTap(const double* w, int taps) {
 //
 // Float linear (two taps, none outside): each output's taps reduced to the
 // ones of nonzero weight, in float, before the rows; the loop per element is
-// then two loads and a multiply-add. LR-ASPP's 28 -> 224 pass over 588 rows
-// took 228 us with the general loop (a double weight converted and two
-// branches a tap), 65 with this one (bench/results/nchwc-balance-2026-12-04.md).
+// then two loads and a multiply-add. LR-ASPP's 28 -> 224 upsampling took
+// 640 us, 34 % of it in this pass, with the general loop (a double weight
+// converted and two branches a tap); 540 us with this one, 23 % here (perf
+// shares; bench/results/nchwc-balance-2026-12-04.md).
 struct LinearPairs {
   std::vector<int32_t> first, second;    // input index of each output's taps
   std::vector<float> w_first, w_second;  // w_second 0: one tap (or none: w_first 0 too)
