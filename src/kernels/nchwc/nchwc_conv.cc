@@ -36,7 +36,7 @@ namespace {
 // pixel chunk, so with few tile groups a short last one leaves units of
 // unequal work: MobileNet-V2's 576->96 1x1 at 14^2 as 4 + 2 blocks split
 // into 7 units of twice the work of the other 7, and at intra 2 the caller
-// ran 129 us while its helper ran 82. Up to 3 tile groups therefore split
+// took ~125 us while its helper worked ~85. Up to 3 tile groups therefore split
 // evenly (6 blocks as 3 + 3, 10 as 3 + 3 + 4): those layers 1.15-1.19x
 // faster at intra 2. With more, the short group is a small share and full
 // 4-block tiles do more per load: RegNet-X-400MF's 400->400 1x1 at 7^2

@@ -163,7 +163,7 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
   const bool activate = p.finish && p.activation.kind != NchwcActivation::Kind::kNone;
   // The activation's kind picked once a tile, not per vector: with 16 input
   // channels (MobileNet-V3's 16->64 1x1 at 56^2) the per-vector branches of
-  // Apply cost a tenth of the layer.
+  // Apply made the layer 1.2x slower (78 against 65 us).
   auto finish = [&](auto apply) __attribute__((always_inline)) {
 #pragma GCC unroll 8
     for (int ob = 0; ob < OB; ++ob) {
@@ -274,7 +274,7 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
 // pointer. ConvTile keeps OW input pointers, more than the general-purpose
 // registers hold beside its loop state at OW = 12 (one output block): GCC
 // reloaded them from the stack for every broadcast, and RegNet-X's 3x3/2
-// convs of one block a group ran at 0.8x ONNX Runtime.
+// convs of one block a group took 1.22-1.26x ONNX Runtime's time.
 template <class T, int OB, int OW, int S>
 __attribute__((noinline)) void ConvRowTile(const NchwcConvParams& p, const float* in,
                                            const float* w, const float* bias, float* out,
@@ -875,8 +875,8 @@ void DepthwiseSegment(const NchwcDepthwiseParams& p, int64_t cb, int64_t oh, int
   };
   // Whole rows of the common shapes with "same"-style padding: edge columns
   // inside the sliding tiles. One at a time (below), each edge column was a
-  // chain of dependent FMAs: on 960 channels at 7^2 they took a third of
-  // the layer's time.
+  // chain of dependent FMAs, the hottest instructions of the layer in perf:
+  // 960 channels at 7^2 took 26 us that way, 18.5 in the tiles.
   if (ow_begin == 0 && ow_end == p.out_row_stride / B && kh_count > 0) {
     bool done = false;
     if (k == 3 && s == 1 && d == 1) {
