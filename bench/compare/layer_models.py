@@ -10,6 +10,8 @@ bench/compare/ab_trace.py read):
                    C channels at H x H, "same" padding
   silu_C_H_K_S     three depthwise convs + SiLU (Sigmoid, Mul)
   pw_C_M_H         a 1x1 conv C -> M at H x H + Relu
+  proj_C_M_H       a 1x1 stride-2 conv C -> M from H x H + Relu (the
+                   downsampling shortcut of RegNet and ResNet blocks)
   gS_C_H_s2        a grouped 3x3/2 conv, C channels in S groups, + Relu
   gemm_cold        sixteen 1 x 1280 x 1280 Gemms: 105 MB of weights, more
                    than the last-level cache, so each is read from DRAM
@@ -101,6 +103,8 @@ def main():
         depthwise_chain(out_dir, rng, c, h, k, s, layers=3, silu=True)
     for c, m, h in [(16, 64, 112), (16, 64, 56), (32, 32, 112), (576, 96, 14)]:
         conv(out_dir, rng, f"pw_{c}_{m}_{h}", c, m, h, 1, 1, 1)
+    for c, m, h in [(32, 32, 112), (32, 64, 56), (64, 160, 28), (160, 400, 14), (256, 512, 56), (512, 1024, 28)]:
+        conv(out_dir, rng, f"proj_{c}_{m}_{h}", c, m, h, 1, 2, 1)
     conv(out_dir, rng, "g2_32_112_s2", 32, 32, 112, 3, 2, 2)
     conv(out_dir, rng, "g4_64_56_s2", 64, 64, 56, 3, 2, 4)
     gemm_cold(out_dir, rng)

@@ -116,12 +116,32 @@ constexpr int64_t kWinogradMaxWeightBytes = 16 * 1024 * 1024;
 constexpr int64_t kWinogradWeightBytesPerTile = 1024 * 1024;
 
 // Output pixels one unit of work covers, in register tiles: enough to
-// amortize the unit's start, few enough that two threads get many units.
-// With 8, ResNet-18's 14^2 layer had 16 units of ~100 us, and the two
-// threads finished ~half a unit apart on average; 4 with ParallelFor's finer
-// shards for long loops took ResNet-18 at intra 2 from 1.22-1.24x ONNX
-// Runtime to 1.10x (bench/results/nchwc-2026-12-02c.md).
-constexpr int64_t kChunkTiles = 4;
+// amortize the unit's start (each unit reads its tile group's weights
+// again), few enough that two threads get many units. Winograd's products
+// (RunWinograd) use 4: with 8, ResNet-18's 14^2 layer had 16 units of
+// ~100 us, and the two threads finished ~half a unit apart on average; 4
+// with ParallelFor's finer shards for long loops took ResNet-18 at intra 2
+// from 1.22-1.24x ONNX Runtime to 1.10x (bench/results/nchwc-2026-12-02c.md),
+// and 8 changed nothing later (ResNet-18 1.00x, ResNet-50 0.97-1.02x).
+constexpr int64_t kWinogradChunkTiles = 4;
+// The direct kernel's units, per CPU (DirectChunkTiles). On Intel (48 KiB
+// L1, 16 KiB weight slices) 16 against 4, sums of per-node minima over 5
+// alternating rounds (bench/results/nchwc-chunks-2026-12-05.md): RegNet-X-
+// 400MF 1.044x at intra 1 and 1.039x at intra 2, LR-ASPP 1.029 / 1.045,
+// ShuffleNet-V2 1.020 / 1.041, MobileNet-V3 1.027 / 1.021, EfficientNet-B0
+// 1.040 / 0.989; 8 about half that, 32 no better than 16 (0.96-1.04x). A
+// 400->400 1x1 at 7^2 split its 49 pixels in 30 + 19 (a one-pixel tile
+// last) and read each 4-block group's 100 KB of weights twice. On AMD Zen 4
+// (32 KiB L1, 128 KiB slices) 8 against 4 was 0.98-0.99x at intra 2
+// (bench/results/nchwc-balance-2026-12-04.md): it keeps 4.
+constexpr int64_t kDirectChunkTilesIntel = 16;
+constexpr int64_t kDirectChunkTilesAmd = 4;
+
+int64_t DirectChunkTiles() {
+  static const int64_t tiles =
+      __builtin_cpu_is("amd") ? kDirectChunkTilesAmd : kDirectChunkTilesIntel;
+  return tiles;
+}
 
 // The weights of one input slice of a tile group (see RunDirect): well
 // inside L2 (2 MiB on the development machines) with the input rows and
@@ -167,6 +187,14 @@ int64_t PointwiseSliceBytes() {
 // the order now matters for strided 3x3 and larger. 512 KiB for Zen 4's
 // 1 MiB L2 changed ResNet-18/50 and RegNet-X by 0.2-0.5 %.)
 constexpr int64_t kL2ResidentBytes = 1024 * 1024;
+
+// Strided 1x1 convs gather their pixels first (RunDirect) from this many
+// input channels. Per-node minima, one thread, Intel AVX-512 (bench/results/
+// nchwc-chunks-2026-12-05.md): gathered / in place, 32 -> 32 from 112^2
+// 83 / 65 us (ORT 55), 32 -> 64 from 56^2 27 / 26, 64 -> 160 from 28^2
+// 28.4 / 28.5, 160 -> 400 from 14^2 46 / 48, 256 -> 512 from 56^2
+// 1228 / 1326.
+constexpr int64_t kGatherMinChannels = 64;
 
 // ParallelFor's cost model: ns per multiply-add lane. 0.02 is ~100 GFLOP/s,
 // what the direct kernel reaches on one AVX-512 core with its overheads;
@@ -554,13 +582,14 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t lanes = plain_input_ ? 1 : B;
   const int64_t pixels = g.output[0] * g.output[1];
   if (kernel_h_ == 1 && kernel_w_ == 1 && (g.stride[0] > 1 || g.stride[1] > 1) && !plain_input_ &&
-      !g.has_padding()) {
+      !g.has_padding() && in_channels_ >= kGatherMinChannels) {
     // A strided 1x1 conv (ResNets' downsampling) reads every stride-th
     // pixel: those pixels are copied together first, and the conv runs as a
     // stride-1 pointwise one on the copy. In place, each tile's broadcasts
     // touched twice the lines, a unit's input overflowed L1, and 256->512
     // from 56^2 ran at 1.10x ORT's time against 1.03x for the same layer at
-    // stride 1 (bench/results/nchwc-balance-2026-12-04.md).
+    // stride 1 (bench/results/nchwc-balance-2026-12-04.md). With few input
+    // channels the copy costs more than it saves (kGatherMinChannels).
     const int64_t out_rows = g.output[0], out_cols = g.output[1];
     const int64_t floats = PaddedFloats(batch * in_planes, out_rows, out_cols, B);
     float* compact = SubsampledScratch(static_cast<size_t>(floats));
@@ -601,9 +630,9 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t slice = std::clamp<int64_t>(slice_bytes / (mk.tile_blocks * tap_bytes), 1, icbg);
   const int64_t tile_groups = tiles.count;
   // Pixel chunks of whole tiles (of the largest tile group), about
-  // kChunkTiles tiles each.
+  // DirectChunkTiles() tiles each.
   const int64_t width = mk.tile_width[tiles.Largest() - 1];
-  const int64_t chunks = std::max<int64_t>(1, pixels / (width * kChunkTiles));
+  const int64_t chunks = std::max<int64_t>(1, pixels / (width * DirectChunkTiles()));
   const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
   // A grouped conv with one tile group per group: each unit reads only its
   // group's planes, and only the rows under its pixel chunk, so it pads
@@ -803,7 +832,7 @@ void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
   const TileGroups tile_split(ocb, mk.tile_blocks);
   const int64_t tile_groups = tile_split.count;
   const int64_t width = mk.tile_width[tile_split.Largest() - 1];
-  const int64_t chunk = width * kChunkTiles;
+  const int64_t chunk = width * kWinogradChunkTiles;
   const int64_t chunks = CeilDiv(tiles, chunk);
   const NchwcActivation in_registers = InRegisters(activation_);
   const int64_t out_plane = oh * ow * B;
