@@ -15,6 +15,19 @@ namespace {
 
 constexpr double kNsPerLaneOp = 0.1;
 
+// A global pool reads its input once, and at intra 2 or more the conv before
+// it has usually written that input on all threads, block-major like the
+// units here (a squeeze-excitation block's pool follows a depthwise conv):
+// split over the same threads, each reads mostly what it wrote. At 0.1 ns a
+// float (kNsPerLaneOp) they ran inline and read half their input from the
+// other core: MobileNet-V3's pools 2.5-5 us at intra 1 took 6-15.5 us at
+// intra 2. Costed as a copy (0.5 ns a float) from 64 KiB up, in one process
+// alternating (bench/results/nchwc-chunks-2026-12-05.md): MobileNet-V3 at
+// intra 2 1.016x, LR-ASPP 1.021x, EfficientNet-B0 1.024x; 0.2 ns a float
+// about half of that.
+constexpr double kGlobalPoolNsPerFloat = 0.5;
+constexpr int64_t kGlobalPoolParallelMinBytes = 64 * 1024;
+
 struct BlockedInput {
   int64_t batch, blocks, rows, cols, block;
 };
@@ -156,7 +169,11 @@ std::vector<Tensor> GlobalPool(std::string_view op, bool max, const KernelContex
   float* dst = y.data<float>();
   const NchwcMicroKernels* mk = NchwcMicroKernelsForBlock(ctx.isa, in.block);
   threading::ParallelFor(
-      ctx.pool, in.batch * in.blocks, kNsPerLaneOp * static_cast<double>(pixels * in.block),
+      ctx.pool, in.batch * in.blocks,
+      threading::MemoryBoundCost(
+          in.batch * in.blocks * pixels * in.block * static_cast<int64_t>(sizeof(float)),
+          kGlobalPoolNsPerFloat * static_cast<double>(pixels * in.block),
+          kGlobalPoolParallelMinBytes),
       [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
           if (mk != nullptr) {

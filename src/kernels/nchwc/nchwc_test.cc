@@ -625,7 +625,9 @@ std::vector<PoolCase> PoolCases() {
           {"ceil mode", {2, 8, 10, 9}, ceil},
           {"dilated asymmetric", {1, 5, 9, 7}, dilated},
           {"count_include_pad", {1, 17, 7, 8}, include_pad},
-          {"1x1 planes", {2, 20, 1, 1}, max3x3s2}};
+          {"1x1 planes", {2, 20, 1, 1}, max3x3s2},
+          // Over 64 KiB: the global pools split over the threads.
+          {"large planes", {2, 40, 24, 20}, max3x3s2}};
 }
 
 TEST(NchwcPool, MatchesReferences) {
