@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/int_math.h"
+#include "base/prefetch.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/nchwc/nchwc_micro_kernel.h"
 #include "threading/parallel_for.h"
@@ -44,6 +45,12 @@ void Reorder(const KernelContext& ctx, const float* src, float* dst, int64_t bat
           const int64_t blocked_offset = (r * plane + first) * block;
           if (mk != nullptr) {
             if (to_plain) {
+              // The unit's plain rows: `lanes` planes written a partial line at
+              // a time (base/prefetch.h).
+              for (int64_t l = 0; l < lanes; ++l) {
+                base::PrefetchForWrite(dst + plain_offset + l * plane,
+                                       static_cast<size_t>(pixels) * sizeof(float));
+              }
               mk->reorder_out(src + blocked_offset, plane, lanes, pixels, dst + plain_offset);
             } else {
               mk->reorder_in(src + plain_offset, plane, lanes, pixels, dst + blocked_offset);
