@@ -40,6 +40,7 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
         // Pow(d, 2) becomes the Mul(d, d) layer-norm fusion matches; GELU
         // before bias/activation fusion, which fuses a Gelu node into a Conv.
         changed = SimplifyPow(graph) || changed;
+        changed = PoolSpatialMeans(graph) || changed;
         changed = FuseLayerNormalization(graph) || changed;
         changed = FuseGelu(graph) || changed;
         changed = FuseAttention(graph) || changed;

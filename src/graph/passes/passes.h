@@ -85,6 +85,12 @@ bool FuseBiasAndActivation(Graph& graph);
 // base type is unknown stays. Exponents no node reads any more are removed.
 bool SimplifyPow(Graph& graph);
 
+// ReduceMean over axes {2, 3} (or {-2, -1}; attribute or constant input) of
+// a float32 value of known rank 4 becomes GlobalAveragePool, which the NCHWc
+// layout keeps blocked; with keepdims 0 a Flatten(axis 1) after it writes
+// the original output. Other ReduceMeans stay.
+bool PoolSpatialMeans(Graph& graph);
+
 // The layer norm PyTorch exports before opset 17: ReduceMean(x) → Sub(x,
 // mean) → Pow(d, 2) or Mul(d, d) → ReduceMean → Add(eps) → Sqrt → Div(d, std)
 // (or Mul(d, Reciprocal(std))) → optional Mul(scale) → optional Add(bias)
