@@ -87,6 +87,16 @@ const Tensor* FindConstant(const Graph& graph, const std::string& value) {
   return &it->second;
 }
 
+std::optional<std::vector<int64_t>> ReduceAxes(const Graph& graph, const Node& node) {
+  if (node.inputs.size() < 2 || node.inputs[1].empty()) {
+    return node.attributes.has("axes") ? node.attributes.get_ints("axes") : std::vector<int64_t>{};
+  }
+  if (node.attributes.has("axes")) return std::nullopt;
+  const Tensor* t = FindConstant(graph, node.inputs[1]);
+  if (t == nullptr || t->dtype() != DType::kInt64 || t->shape().rank() != 1) return std::nullopt;
+  return std::vector<int64_t>(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
+}
+
 std::optional<TensorType> KnownType(const Graph& graph, const std::string& value) {
   if (auto it = graph.initializers.find(value); it != graph.initializers.end()) {
     const std::vector<int64_t>& dims = it->second.shape().dims();

@@ -46,6 +46,12 @@ class GraphIndex {
 // caller may override, so it is not constant.
 const Tensor* FindConstant(const Graph& graph, const std::string& value);
 
+// The axes a Reduce* node reduces, as written: its constant int64 second
+// input (opset 18 ReduceMean and later) or its "axes" attribute; empty when
+// it has neither (all axes, or none with noop_with_empty_axes); nullopt when
+// the input is not a constant 1-D int64 tensor or both forms are present.
+std::optional<std::vector<int64_t>> ReduceAxes(const Graph& graph, const Node& node);
+
 // What is known of `value`'s type: an initializer's, a graph input's
 // declared one, or the one a prior InferTypes found; nullopt otherwise.
 std::optional<TensorType> KnownType(const Graph& graph, const std::string& value);

@@ -105,16 +105,12 @@ class LayerNormFuser {
         AttributeOr<int64_t>(node, "keepdims", 1) != 1) {
       return false;
     }
-    std::vector<int64_t> axes;
+    const std::optional<std::vector<int64_t>> axes = ReduceAxes(graph_, node);
+    if (!axes || axes->size() != 1 || ((*axes)[0] != -1 && (*axes)[0] != rank - 1)) return false;
     if (node.inputs.size() >= 2 && !node.inputs[1].empty()) {
-      const Tensor* t = FindConstant(graph_, node.inputs[1]);
-      if (t == nullptr || t->dtype() != DType::kInt64 || t->num_elements() != 1) return false;
-      axes = {t->data<int64_t>()[0]};
       match.constants.push_back(node.inputs[1]);
-    } else {
-      axes = AttributeOr<std::vector<int64_t>>(node, "axes", {});
     }
-    return axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
+    return true;
   }
 
   // The single private reader of `value`, when it is a node with one output

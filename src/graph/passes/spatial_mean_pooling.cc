@@ -24,25 +24,16 @@
 namespace loom::graph {
 namespace {
 
-// The reduced axes, from the attribute (opset < 18) or a constant second
-// input (opset 18), normalized to [0, rank); nullopt when not known.
-std::optional<std::vector<int64_t>> ReducedAxes(const Graph& graph, const Node& node, int rank) {
-  std::vector<int64_t> axes;
-  if (node.inputs.size() >= 2 && !node.inputs[1].empty()) {
-    if (node.attributes.has("axes")) return std::nullopt;
-    const Tensor* t = FindConstant(graph, node.inputs[1]);
-    if (t == nullptr || t->dtype() != DType::kInt64 || t->shape().rank() != 1) return std::nullopt;
-    axes.assign(t->data<int64_t>(), t->data<int64_t>() + t->num_elements());
-  } else if (node.attributes.has("axes")) {
-    axes = node.attributes.get_ints("axes");
-  } else {
-    return std::nullopt;  // all axes (or none, with noop_with_empty_axes)
-  }
-  for (int64_t& a : axes) {
+// The reduced axes (ReduceAxes), normalized to [0, rank) and sorted;
+// nullopt when not known or when it reduces all axes (none given).
+std::optional<std::vector<int64_t>> NormalizedAxes(const Graph& graph, const Node& node, int rank) {
+  std::optional<std::vector<int64_t>> axes = ReduceAxes(graph, node);
+  if (!axes || axes->empty()) return std::nullopt;
+  for (int64_t& a : *axes) {
     if (a < -rank || a >= rank) return std::nullopt;
     if (a < 0) a += rank;
   }
-  std::sort(axes.begin(), axes.end());
+  std::sort(axes->begin(), axes->end());
   return axes;
 }
 
@@ -59,7 +50,10 @@ bool PoolSpatialMeans(Graph& graph) {
     if (!type || type->dtype != DType::kFloat32 || !type->shape || type->shape->size() != 4) {
       continue;
     }
-    const std::optional<std::vector<int64_t>> axes = ReducedAxes(graph, node, 4);
+    // GlobalAveragePool refuses an empty plane, where ReduceMean gives NaN.
+    const auto empty = [](const Dim& d) { return d.is_known() && d.size() == 0; };
+    if (empty((*type->shape)[2]) || empty((*type->shape)[3])) continue;
+    const std::optional<std::vector<int64_t>> axes = NormalizedAxes(graph, node, 4);
     if (!axes || *axes != std::vector<int64_t>{2, 3}) continue;
     const int64_t keepdims = node.attributes.get_int("keepdims", 1);
     if (keepdims != 0 && keepdims != 1) continue;

@@ -95,10 +95,13 @@ TEST(PoolSpatialMeans, SymbolicBatchKeepsItsOutputType) {
 
 TEST(PoolSpatialMeans, OtherMeansStay) {
   const std::vector<MeanSpec> kept = {
-      {.axes = {1, 2}},           {.axes = {3}},
-      {.axes = {1, 2, 3}},        {.axes = {1, 2}, .shape = {2, 5, 3}},  // rank 3
-      {.shape = {2, 5, 3, 4, 2}},  // rank 5: axes 2, 3 are not the last two
+      {.axes = {1, 2}},
+      {.axes = {3}},
+      {.axes = {1, 2, 3}},
+      {.axes = {1, 2}, .shape = {2, 5, 3}},  // rank 3
+      {.shape = {2, 5, 3, 4, 2}},            // rank 5: axes 2, 3 are not the last two
       {.dtype = DType::kFloat64},
+      {.shape = {2, 5, 0, 4}},  // an empty plane: ReduceMean's NaN, not the pool's error
   };
   for (const MeanSpec& spec : kept) {
     Graph graph = MeanGraph(spec);
