@@ -1,19 +1,24 @@
 # Quantized inference (quant/quant.h): QuantizeLinear, DequantizeLinear,
 # DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and
-# QLinearConv on one int16 x int16 -> int32 GEMM (quant/int_gemm.h).
+# QLinearConv on one int16 x int16 -> int32 GEMM (quant/int_gemm.h), and
+# QLinearConv on AVX-512 VNNI where prepared (quant/qlinear_conv_vnni.h).
 add_library(loom_kernels_quant STATIC
   quant/conv_integer.cc
   quant/int_gemm.cc
   quant/matmul_integer.cc
   quant/quant_common.cc
   quant/quant_reference.cc
+  quant/qlinear_conv_vnni.cc
   quant/quantize_linear.cc
   x86/s16_gemm_4x16__avx2.cc
+  x86/u8s8_conv_8x48__avx512vnni.cc
 )
 set_source_files_properties(x86/s16_gemm_4x16__avx2.cc PROPERTIES COMPILE_OPTIONS "-mavx2")
+set_source_files_properties(x86/u8s8_conv_8x48__avx512vnni.cc PROPERTIES COMPILE_OPTIONS
+  "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vnni")
 target_link_libraries(loom_kernels_quant PUBLIC loom_kernels_core loom_kernels_matmul
   PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_quant_test
-  SOURCES quant/quant_test.cc
+  SOURCES quant/quant_test.cc quant/qlinear_conv_vnni_test.cc
   LIBS loom_kernels_quant loom_kernel_test_util LABELS kernels)

@@ -185,7 +185,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"PRelu", kFloats | kI32 | kI64 | kU32 | kU64, kPortable, PReluKernel},
     {"Pad", kAll, kPortable, PadKernel},
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
-    {"QLinearConv", kI8 | kU8, kPortableAvx2, QLinearConvKernel},
+    {"QLinearConv", kI8 | kU8, kAllIsas, QLinearConvKernel, PrepareQLinearConv},
     {"QLinearMatMul", kI8 | kU8, kPortableAvx2, QLinearMatMulKernel},
     {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortable, QuantizeLinearKernel},
     {"RMSNormalization", kFloats, kPortable, RMSNormalizationKernel},

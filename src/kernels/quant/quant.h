@@ -32,6 +32,7 @@
 // Thread safety: stateless kernels (op_kernel.h).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "kernels/op_kernel.h"
@@ -53,5 +54,9 @@ std::vector<Tensor> ConvIntegerKernel(const KernelContext& ctx, const Attributes
                                       KernelInputs inputs);
 std::vector<Tensor> QLinearConvKernel(const KernelContext& ctx, const Attributes& attrs,
                                       KernelInputs inputs);
+// QLinearConv's prepare stage: 2-D, one group, constant quantization
+// parameters, on a CPU with AVX-512 VNNI at isa avx512f
+// (qlinear_conv_vnni.h); null otherwise (the kernel above runs).
+std::unique_ptr<PreparedKernel> PrepareQLinearConv(const PrepareArgs& args);
 
 }  // namespace loom::kernels

@@ -1,0 +1,98 @@
+// The register tile of the VNNI QLinearConv (quant/qlinear_conv_vnni.h):
+// 8 output channels x 16 * V pixels of int32 sums (8 * V zmm accumulators,
+// V <= 3 leaves room for the V pixel vectors and a broadcast weight word).
+// Per channel quad and tap: V loads of 16 pixel words, 8 weight broadcasts,
+// 8 * V vpdpbusd. The epilogue adds the bias (modulo 2^32, as the sums
+// wrap), multiplies in float64, rounds half to even, adds the zero point
+// and saturates: RoundSaturate's arithmetic (quant_common.h), exactly.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/quant/qlinear_conv_vnni.h"
+
+// GCC 12 warns inside its own AVX-512 conversion intrinsics, whose "undefined"
+// pass-through operand is an uninitialized variable by design.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace loom::kernels {
+namespace {
+
+constexpr int kPrefetchAhead = 512;
+
+inline __m512i BroadcastWord(const int8_t* p) {
+  int32_t word;
+  std::memcpy(&word, p, sizeof(word));
+  return _mm512_set1_epi32(word);
+}
+
+template <int V>
+__attribute__((always_inline)) inline void Tile(const VnniConvTile& t, uint8_t* out) {
+  __m512i acc[8][V];
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+#pragma GCC unroll 3
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
+  }
+  const int8_t* w = t.weights;
+  for (int64_t c = 0; c < t.quads; ++c) {
+    const int64_t base = c * t.quad_stride;
+    for (int64_t k = 0; k < t.num_taps; ++k, w += 32) {
+      const uint32_t* p = t.taps[k] + base;
+      // The weights stream once per tile (from L3 in deep layers, whose
+      // weights outgrow L2); fetch a few hundred bytes ahead.
+      _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchAhead), _MM_HINT_T0);
+      __m512i x[V];
+#pragma GCC unroll 3
+      for (int v = 0; v < V; ++v) x[v] = _mm512_loadu_si512(p + 16 * v);
+#pragma GCC unroll 8
+      for (int r = 0; r < 8; ++r) {
+        const __m512i wr = BroadcastWord(w + 4 * r);
+#pragma GCC unroll 3
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], x[v], wr);
+      }
+    }
+  }
+  const __m512d zero_point = _mm512_set1_pd(static_cast<double>(t.zero_point));
+  const __m512d lo = _mm512_set1_pd(static_cast<double>(t.min));
+  const __m512d hi = _mm512_set1_pd(static_cast<double>(t.max));
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+    const __m512i bias = _mm512_set1_epi32(t.bias[r]);
+    const __m512d mult = _mm512_set1_pd(t.multiplier[r]);
+#pragma GCC unroll 3
+    for (int v = 0; v < V; ++v) {
+      const __m512i sums = _mm512_add_epi32(acc[r][v], bias);
+      __m512d half[2] = {_mm512_cvtepi32_pd(_mm512_castsi512_si256(sums)),
+                         _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(sums, 1))};
+      __m256i ints[2];
+      for (int h = 0; h < 2; ++h) {
+        __m512d q = _mm512_roundscale_pd(_mm512_mul_pd(half[h], mult),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        q = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(q, zero_point), lo), hi);
+        ints[h] = _mm512_cvtpd_epi32(q);
+      }
+      const __m512i all = _mm512_inserti64x4(_mm512_castsi256_si512(ints[0]), ints[1], 1);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * 48 + 16 * v),
+                       _mm512_cvtepi32_epi8(all));
+    }
+  }
+}
+
+}  // namespace
+
+void u8s8_conv_8x48__avx512vnni(const VnniConvTile& tile, int vectors, uint8_t* out) {
+  switch (vectors) {
+    case 1:
+      Tile<1>(tile, out);
+      return;
+    case 2:
+      Tile<2>(tile, out);
+      return;
+    default:
+      Tile<3>(tile, out);
+      return;
+  }
+}
+
+}  // namespace loom::kernels
