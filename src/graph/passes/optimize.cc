@@ -32,6 +32,11 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
       // Shapes known before any run fold with the arithmetic on them.
       InferTypes(graph);
       changed = FoldStaticShapes(graph) || changed;
+      if (options.level >= 2) {
+        // Before folding, which would turn the weights' DequantizeLinear
+        // into a float constant the pattern no longer shows.
+        changed = FuseQdqConv(graph) || changed;
+      }
       changed = FoldConstants(graph, options.evaluate) || changed;
       if (options.level >= 2) {
         // The transformer fusions read dtypes, ranks and last dims; folding

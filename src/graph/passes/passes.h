@@ -133,6 +133,21 @@ bool FuseGelu(Graph& graph);
 // (attention_fusion.cc has the details).
 bool FuseAttention(Graph& graph);
 
+// The convolutions of a QDQ model (ONNX Runtime's QDQ format):
+// DequantizeLinear of xq, of constant int8/uint8 weights wq and (optional)
+// of a constant int32 bias bq → Conv → QuantizeLinear → yq becomes one
+// QLinearConv(xq, x_scale, x_zp, wq, w_scale, w_zp, y_scale, y_zp, bq?)
+// with the Conv's attributes and name, writing yq. Only when x and y are
+// quantized per tensor (one-element constant float32 scales and int8/uint8
+// zero points, x_zp of xq's known dtype, y_zp present), the weights per
+// tensor or per output channel (axis 0), the bias's scale is exactly
+// x_scale * w_scale (float32) with zero offsets, no DQ/Q is blocked, and
+// the Conv's output is read by the QuantizeLinear alone and is not a graph
+// output (qdq_conv_fusion.cc lists the details). DQs nothing else reads are
+// removed; the others stay. Must run before FoldConstants, which folds the
+// weights' DQ into a float constant.
+bool FuseQdqConv(Graph& graph);
+
 // Converts runs of 2-D Conv / pooling / elementwise / channel Concat nodes to
 // the NCHWc ops of kernels/nchwc/nchwc.h with blocks of `block` (8 or 16)
 // channels; NchwcReorderInput/NchwcReorderOutput nodes convert at the edges,
@@ -158,12 +173,13 @@ struct OptimizationOptions {
 };
 
 // Level >= 1 verifies the graph, then repeats dead-node elimination, static
-// shape folding (after type inference), constant folding and (level 2) Pow
-// simplification, layer-norm, GELU and attention fusion, batch-norm folding
-// and bias/activation fusion until none changes anything, then (level 2,
-// nchwc_block set) chooses the blocked layout; every level ends with type
-// inference. Throws InvalidArgumentError for a level outside 0..2, a missing
-// evaluator at level >= 1, or an invalid graph.
+// shape folding (after type inference), (level 2) QDQ convolution fusion,
+// constant folding and (level 2) Pow simplification, layer-norm, GELU and
+// attention fusion, batch-norm folding and bias/activation fusion until none
+// changes anything, then (level 2, nchwc_block set) chooses the blocked
+// layout; every level ends with type inference. Throws InvalidArgumentError
+// for a level outside 0..2, a missing evaluator at level >= 1, or an invalid
+// graph.
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options);
 
 }  // namespace loom::graph
