@@ -42,6 +42,10 @@ namespace loom::kernels {
 struct KernelContext {
   threading::ThreadPool* pool = nullptr;
   Isa isa = Isa::kPortable;
+  // How many outputs the node declares (the executor sets it), -1 when the
+  // caller wants them all. A kernel may skip work for outputs past this
+  // count (MaxPool's Indices) and return only these.
+  int num_outputs = -1;
 };
 
 using KernelInputs = std::span<const Tensor* const>;

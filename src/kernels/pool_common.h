@@ -85,7 +85,8 @@ class RowWindows {
   std::vector<int64_t> scratch_;
 };
 
-// Rows [row_begin, row_end) of MaxPool (values and int64 Indices).
+// Rows [row_begin, row_end) of MaxPool (values and int64 Indices; values
+// only when indices is null).
 template <typename T>
 using MaxPoolRowsFn = void (*)(const PoolPlan& plan, const T* x, T* y, int64_t* indices,
                                int64_t row_begin, int64_t row_end);

@@ -19,13 +19,12 @@ constexpr double kNsPerWindowElement = 0.3;
 
 template <typename T, typename RowsFn>
 void Run(const KernelContext& ctx, const PoolPlan& plan, const Tensor& x, Tensor& y,
-         Tensor& indices, RowsFn rows) {
+         int64_t* out_indices, RowsFn rows) {
   const int64_t total_rows = plan.planes * plan.rows_per_plane;
   const double cost = kRowSetupNs + static_cast<double>(plan.geometry.output.back()) *
                                         static_cast<double>(plan.window_size) * kNsPerWindowElement;
   const T* in = x.data<T>();
   T* out = y.data<T>();
-  int64_t* out_indices = indices.data<int64_t>();
   // Serial equivalent: rows(plan, in, out, out_indices, 0, total_rows).
   threading::ParallelFor(ctx.pool, total_rows, cost, [&](int64_t begin, int64_t end) {
     rows(plan, in, out, out_indices, begin, end);
@@ -50,21 +49,25 @@ std::vector<Tensor> MaxPoolKernel(const KernelContext& ctx, const Attributes& at
   plan.column_major_indices = storage_order == 1;
 
   Tensor y = Tensor::uninitialized(x.dtype(), out_shape);
-  Tensor indices(DType::kInt64, out_shape);
+  // Indices only when the node has that output (or the caller wants all).
+  const bool with_indices = ctx.num_outputs != 1;
+  Tensor indices = with_indices ? Tensor(DType::kInt64, out_shape) : Tensor();
+  int64_t* ip = with_indices ? indices.data<int64_t>() : nullptr;
   switch (x.dtype()) {
     case DType::kFloat32:
-      Run<float>(ctx, plan, x, y, indices, F32PoolKernelsFor(kOp, ctx.isa).max_rows);
+      Run<float>(ctx, plan, x, y, ip, F32PoolKernelsFor(kOp, ctx.isa).max_rows);
       break;
     case DType::kFloat64:
-      Run<double>(ctx, plan, x, y, indices, MaxPoolRowsFn<double>{max_pool_rows__portable});
+      Run<double>(ctx, plan, x, y, ip, MaxPoolRowsFn<double>{max_pool_rows__portable});
       break;
     case DType::kInt8:
-      Run<int8_t>(ctx, plan, x, y, indices, MaxPoolRowsFn<int8_t>{max_pool_rows__portable});
+      Run<int8_t>(ctx, plan, x, y, ip, MaxPoolRowsFn<int8_t>{max_pool_rows__portable});
       break;
     default:  // kUInt8; MakePoolPlan checked the dtype
-      Run<uint8_t>(ctx, plan, x, y, indices, MaxPoolRowsFn<uint8_t>{max_pool_rows__portable});
+      Run<uint8_t>(ctx, plan, x, y, ip, MaxPoolRowsFn<uint8_t>{max_pool_rows__portable});
       break;
   }
+  if (!with_indices) return {y};
   return {y, indices};
 }
 

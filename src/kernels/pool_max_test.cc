@@ -140,6 +140,15 @@ void ExpectMatchesReference(const testing::PoolCase& c, DType dtype, uint32_t se
       EXPECT_TRUE(BitwiseEqual(out[1], expected_order[1])) << where;
     });
   }
+  // A node without the Indices output: values only, the same values.
+  ForEachIsaAndThreadCount([&](const KernelContext& ctx, const std::string& label) {
+    KernelContext values_only = ctx;
+    values_only.num_outputs = 1;
+    const std::vector<Tensor> out = MaxPool(c.attrs, x, values_only);
+    const std::string where = c.description + " " + std::string(dtype_name(dtype)) + " " + label;
+    ASSERT_EQ(out.size(), 1u) << where;
+    EXPECT_EQ(CompareTensors(out[0], expected[0], 0, 0), "") << where << " (values only)";
+  });
 }
 
 TEST(MaxPool, MatchesReferenceOnRandomGeometries) {
@@ -183,6 +192,10 @@ TEST(MaxPool, ModelShapesMatchReferenceBitExactAtEveryThreadCountAndIsa) {
       const std::vector<Tensor> out = MaxPool(attrs, x, ctx);
       EXPECT_TRUE(BitwiseEqual(out[0], expected[0])) << Shape(c.shape).to_string() << label;
       EXPECT_TRUE(BitwiseEqual(out[1], expected[1])) << Shape(c.shape).to_string() << label;
+      KernelContext values_only = ctx;
+      values_only.num_outputs = 1;
+      EXPECT_TRUE(BitwiseEqual(MaxPool(attrs, x, values_only)[0], expected[0]))
+          << Shape(c.shape).to_string() << label << " (values only)";
     });
   }
 }

@@ -119,6 +119,30 @@ void MaxRowInterior(const RowWindows& w, const T* plane, T* __restrict y, I* __r
   }
 }
 
+// The same without indices (MaxPool's Indices not wanted): y[j] = max over
+// the window, NaN winning as in Takes.
+template <typename T, int kStride>
+void MaxRowInteriorValues(const RowWindows& w, const T* plane, T* __restrict y) {
+  const int64_t s = kStride != 0 ? kStride : w.s;
+  const int64_t n = w.hi - w.lo;
+  bool first = true;
+  for (int64_t r = 0; r < w.num_taps; ++r) {
+    const TapRow& tap = w.taps[r];
+    for (int64_t t = 0; t < w.k; ++t) {
+      const T* __restrict src = plane + tap.offset + w.lo * s - w.pb + t * w.d;
+      if (first) {
+        for (int64_t j = 0; j < n; ++j) y[j] = src[j * s];
+        first = false;
+        continue;
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        const T v = src[j * s];
+        y[j] = Takes(v, y[j]) ? v : y[j];
+      }
+    }
+  }
+}
+
 template <typename T, typename I, int kStride>
 void MaxRowsImpl(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64_t row_begin,
                  int64_t row_end) {
@@ -130,6 +154,17 @@ void MaxRowsImpl(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64
     const T* in = x + plane * plan.plane_size;
     const int64_t index_base = plane * plan.plane_size;
     T* out = y + row * w.out_w;
+    if (indices == nullptr) {  // values only
+      if (w.num_taps == 0) {
+        for (int64_t ow = 0; ow < w.out_w; ++ow) out[ow] = LowestValue<T>();
+        continue;
+      }
+      int64_t unused = 0;
+      for (int64_t ow = 0; ow < w.lo; ++ow) MaxWindow(w, in, ow, &out[ow], &unused);
+      if (w.hi > w.lo) MaxRowInteriorValues<T, kStride>(w, in, out + w.lo);
+      for (int64_t ow = w.hi; ow < w.out_w; ++ow) MaxWindow(w, in, ow, &out[ow], &unused);
+      continue;
+    }
     int64_t* out_index = indices + row * w.out_w;
     if (w.num_taps == 0) {  // every window of the row lies in padding
       for (int64_t ow = 0; ow < w.out_w; ++ow) {

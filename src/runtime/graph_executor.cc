@@ -319,7 +319,8 @@ void Step::RunKernel(int index) {
     const Tensor* constant = slot < 0 ? nullptr : plan_->constant(slot);
     inputs[i] = slot < 0 ? nullptr : (constant != nullptr ? constant : &slots_[slot]);
   }
-  const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa()};
+  const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa(),
+                                   static_cast<int>(node.outputs.size())};
   const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
   std::vector<Tensor> outputs =
       node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()));
