@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/aligned_buffer.h"
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_common.h"
 #include "kernels/spatial_geometry.h"
@@ -19,8 +20,8 @@ namespace loom::kernels {
 namespace {
 
 constexpr std::string_view kOp = "QLinearConv";
-constexpr int64_t kRows = 8;         // output channels per tile
-constexpr int64_t kTilePixels = 48;  // 3 vectors of 16
+constexpr int64_t kRows = kVnniRows;                // output channels per tile
+constexpr int64_t kTilePixels = 16 * kVnniVectors;  // pixels per tile
 // ~0.003 ns per multiply-add (a vpdpbusd does 64) on a 3 GHz core issuing
 // about one a cycle; the copy of x ~0.25 ns a byte.
 constexpr double kNsPerMac = 0.003;
@@ -115,11 +116,14 @@ class PreparedVnniConv : public PreparedKernel {
     if (y.num_elements() == 0) return {std::move(y)};
 
     const PhaseGrid grid = Grid(g);
-    std::vector<uint32_t> words(static_cast<size_t>(grid.words));
-    // The slack past the last plane is only read for dropped pixels; zero it
-    // so those reads see defined values.
+    // The calling thread's scratch (not zeroed: the copy writes every word
+    // of the planes). The slack past the last plane is only read for
+    // dropped pixels; zero it so those reads see defined values.
+    thread_local base::GrowOnlyBuffer scratch;
+    static_assert(sizeof(float) == sizeof(uint32_t));
+    auto* words = reinterpret_cast<uint32_t*>(scratch.Floats(static_cast<size_t>(grid.words)));
     const int64_t used_end = grid.words - Slack(grid);
-    std::fill(words.begin() + used_end, words.end(), 0u);
+    std::fill(words + used_end, words + grid.words, 0u);
     const int64_t taps = kh_ * kw_;
     // Tap t's word offset from its phase's first word.
     std::vector<int64_t> tap_offset(static_cast<size_t>(taps));
@@ -152,7 +156,7 @@ class PreparedVnniConv : public PreparedKernel {
               const int64_t start = grid.offset[static_cast<size_t>(phase)];
               if (start < 0) continue;
               FillPlane(image, xd[2], xd[3], g, grid, phase / grid.sw, phase % grid.sw, quad,
-                        words.data() + start + quad * grid.plane);
+                        words + start + quad * grid.plane);
             }
           });
       uint8_t* image_out = yp + n * out_channels_ * out_h * out_w;
@@ -167,8 +171,7 @@ class PreparedVnniConv : public PreparedKernel {
               const int64_t q0 = (u % pixel_tiles) * kTilePixels;
               const int64_t count = std::min(kTilePixels, pixels - q0);
               for (int64_t t = 0; t < taps; ++t) {
-                tap_ptr[static_cast<size_t>(t)] =
-                    words.data() + tap_offset[static_cast<size_t>(t)] + q0;
+                tap_ptr[static_cast<size_t>(t)] = words + tap_offset[static_cast<size_t>(t)] + q0;
               }
               const VnniConvTile tile{tap_ptr.data(),
                                       taps,

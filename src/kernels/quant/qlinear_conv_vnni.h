@@ -36,6 +36,14 @@
 
 namespace loom::kernels {
 
+// The register tile's shape: output channels x 16-pixel vectors.
+#ifndef LOOM_VNNI_ROWS
+#define LOOM_VNNI_ROWS 8
+#define LOOM_VNNI_VECTORS 3
+#endif
+inline constexpr int kVnniRows = LOOM_VNNI_ROWS;
+inline constexpr int kVnniVectors = LOOM_VNNI_VECTORS;
+
 // One register tile: 8 output channels x 16 * vectors (1..3) pixels.
 // taps[t] points at tap t's first word for this tile's first pixel in
 // channel quad 0; quad c adds c * quad_stride words. weights: [quads][taps]

@@ -26,29 +26,32 @@ inline __m512i BroadcastWord(const int8_t* p) {
   return _mm512_set1_epi32(word);
 }
 
+constexpr int R = kVnniRows;
+constexpr int kOutStride = 16 * kVnniVectors;
+
 template <int V>
 __attribute__((always_inline)) inline void Tile(const VnniConvTile& t, uint8_t* out) {
-  __m512i acc[8][V];
-#pragma GCC unroll 8
-  for (int r = 0; r < 8; ++r) {
-#pragma GCC unroll 3
+  __m512i acc[R][V];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 6
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
   }
   const int8_t* w = t.weights;
   for (int64_t c = 0; c < t.quads; ++c) {
     const int64_t base = c * t.quad_stride;
-    for (int64_t k = 0; k < t.num_taps; ++k, w += 32) {
+    for (int64_t k = 0; k < t.num_taps; ++k, w += 4 * R) {
       const uint32_t* p = t.taps[k] + base;
       // The weights stream once per tile (from L3 in deep layers, whose
       // weights outgrow L2); fetch a few hundred bytes ahead.
       _mm_prefetch(reinterpret_cast<const char*>(w + kPrefetchAhead), _MM_HINT_T0);
       __m512i x[V];
-#pragma GCC unroll 3
+#pragma GCC unroll 6
       for (int v = 0; v < V; ++v) x[v] = _mm512_loadu_si512(p + 16 * v);
-#pragma GCC unroll 8
-      for (int r = 0; r < 8; ++r) {
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
         const __m512i wr = BroadcastWord(w + 4 * r);
-#pragma GCC unroll 3
+#pragma GCC unroll 6
         for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], x[v], wr);
       }
     }
@@ -56,11 +59,11 @@ __attribute__((always_inline)) inline void Tile(const VnniConvTile& t, uint8_t* 
   const __m512d zero_point = _mm512_set1_pd(static_cast<double>(t.zero_point));
   const __m512d lo = _mm512_set1_pd(static_cast<double>(t.min));
   const __m512d hi = _mm512_set1_pd(static_cast<double>(t.max));
-#pragma GCC unroll 8
-  for (int r = 0; r < 8; ++r) {
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
     const __m512i bias = _mm512_set1_epi32(t.bias[r]);
     const __m512d mult = _mm512_set1_pd(t.multiplier[r]);
-#pragma GCC unroll 3
+#pragma GCC unroll 6
     for (int v = 0; v < V; ++v) {
       const __m512i sums = _mm512_add_epi32(acc[r][v], bias);
       __m512d half[2] = {_mm512_cvtepi32_pd(_mm512_castsi512_si256(sums)),
@@ -73,7 +76,7 @@ __attribute__((always_inline)) inline void Tile(const VnniConvTile& t, uint8_t* 
         ints[h] = _mm512_cvtpd_epi32(q);
       }
       const __m512i all = _mm512_inserti64x4(_mm512_castsi256_si512(ints[0]), ints[1], 1);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * 48 + 16 * v),
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * kOutStride + 16 * v),
                        _mm512_cvtepi32_epi8(all));
     }
   }
@@ -82,15 +85,25 @@ __attribute__((always_inline)) inline void Tile(const VnniConvTile& t, uint8_t* 
 }  // namespace
 
 void u8s8_conv_8x48__avx512vnni(const VnniConvTile& tile, int vectors, uint8_t* out) {
+  static_assert(kVnniVectors >= 1 && kVnniVectors <= 6);
   switch (vectors) {
     case 1:
       Tile<1>(tile, out);
       return;
     case 2:
-      Tile<2>(tile, out);
+      if constexpr (kVnniVectors >= 2) Tile<2>(tile, out);
+      return;
+    case 3:
+      if constexpr (kVnniVectors >= 3) Tile<3>(tile, out);
+      return;
+    case 4:
+      if constexpr (kVnniVectors >= 4) Tile<4>(tile, out);
+      return;
+    case 5:
+      if constexpr (kVnniVectors >= 5) Tile<5>(tile, out);
       return;
     default:
-      Tile<3>(tile, out);
+      if constexpr (kVnniVectors >= 6) Tile<kVnniVectors>(tile, out);
       return;
   }
 }
