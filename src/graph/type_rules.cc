@@ -234,6 +234,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"LogSoftmax", InferSoftmax},
     {"LoomAttention", InferLoomAttention},
     {"LoomDropout", InferLoomDropout},
+    {"LoomQLinearAdd", InferLoomQLinearAdd},
     {"LpNormalization", InferUnary},
     {"LpPool", InferAveragePool},
     {"MatMul", InferMatMul},

@@ -15,7 +15,8 @@
 //   type_rules_constant_ops.cc Constant, ConstantOfShape, Range, Shape, Size
 //   type_rules_quant.cc        QuantizeLinear, DequantizeLinear,
 //                              DynamicQuantizeLinear, MatMulInteger,
-//                              QLinearMatMul, ConvInteger, QLinearConv
+//                              QLinearMatMul, ConvInteger, QLinearConv,
+//                              LoomQLinearAdd
 //   type_rules_recurrent.cc    RNN, GRU, LSTM
 //   type_rules_index_ops.cc    GatherND, ScatterND, ScatterElements, NonZero,
 //                              Compress, OneHot, Trilu, EyeLike,
@@ -306,6 +307,7 @@ std::vector<TensorType> InferMatMulInteger(const NodeTypeContext& ctx);
 std::vector<TensorType> InferQLinearMatMul(const NodeTypeContext& ctx);
 std::vector<TensorType> InferConvInteger(const NodeTypeContext& ctx);
 std::vector<TensorType> InferQLinearConv(const NodeTypeContext& ctx);
+std::vector<TensorType> InferLoomQLinearAdd(const NodeTypeContext& ctx);
 // type_rules_recurrent.cc
 // RNN, GRU, LSTM -> Y [seq, dirs, batch, hidden], Y_h (and LSTM's Y_c)
 // [dirs, batch, hidden]; layout 1 puts batch first.

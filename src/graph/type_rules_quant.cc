@@ -1,6 +1,6 @@
 // Type rules of the quantized ops (kernels/quant/quant.h): QuantizeLinear,
 // DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul,
-// ConvInteger and QLinearConv.
+// ConvInteger and QLinearConv; Loom's LoomQLinearAdd.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -175,6 +175,41 @@ std::vector<TensorType> InferQLinearConv(const NodeTypeContext& ctx) {
     dtype = ctx.input(7).dtype;
   }
   return {TensorType{dtype, ConvShape(ctx, 0, 3)}};
+}
+
+// LoomQLinearAdd(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp) ->
+// y_zp's dtype, the shape a and b share (no broadcasting: a known
+// difference fails).
+std::vector<TensorType> InferLoomQLinearAdd(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(8, 8);
+  ctx.CheckDTypeIn(0, kInt8Types);
+  ctx.CheckDTypeIn(3, kInt8Types);
+  ctx.CheckSameDType(2, 0);
+  ctx.CheckSameDType(5, 3);
+  ctx.CheckDTypeIn(1, {DType::kFloat32});
+  ctx.CheckDTypeIn(4, {DType::kFloat32});
+  ctx.CheckDTypeIn(6, {DType::kFloat32});
+  ctx.CheckDTypeIn(7, kInt8Types);
+  const std::optional<SymbolicShape>& a = ctx.input_shape(0);
+  const std::optional<SymbolicShape>& b = ctx.input_shape(3);
+  if (a && b) {
+    bool differ = a->size() != b->size();
+    for (size_t i = 0; !differ && i < a->size(); ++i) {
+      differ = (*a)[i].is_known() && (*b)[i].is_known() && (*a)[i].size() != (*b)[i].size();
+    }
+    if (differ) {
+      ctx.Fail("inputs " + ctx.Describe(0) + " and " + ctx.Describe(3) +
+               " must have the same shape (no broadcasting)");
+    }
+  }
+  // Where one side knows a dimension the other leaves symbolic, keep it.
+  std::optional<SymbolicShape> shape = a ? a : b;
+  if (a && b) {
+    for (size_t i = 0; i < shape->size(); ++i) {
+      if (!(*shape)[i].is_known() && (*b)[i].is_known()) (*shape)[i] = (*b)[i];
+    }
+  }
+  return {TensorType{ctx.input(7).dtype, shape}};
 }
 
 }  // namespace loom::graph

@@ -138,5 +138,34 @@ TEST(QLinearConvRule, DtypeOfOutputZeroPoint) {
             "uint8[1, 1, 4, 4]");
 }
 
+TEST(LoomQLinearAddRule, SharedShapeAndOutputZeroPointDtype) {
+  GraphBuilder b;
+  const std::string a = b.input("a", kU8, {1, 8, 5, 5});
+  const std::string c = b.input("c", kI8, {1, 8, 5, 5});
+  const std::string s = b.input("s", kF32, {});
+  const std::string az = b.input("az", kU8, {});
+  const std::string cz = b.input("cz", kI8, {1});
+  const std::string yz = b.input("yz", kI8, {});
+  EXPECT_EQ(OutputType(b, b.op("LoomQLinearAdd", {a, s, az, c, s, cz, s, yz})), "int8[1, 8, 5, 5]");
+
+  // A dimension one side knows fills the other's symbol.
+  GraphBuilder g;
+  const std::string sym = g.input("sym", kU8, {"N", 8});
+  const std::string known = g.input("known", kU8, {2, 8});
+  const std::string gs = g.input("s", kF32, {});
+  const std::string gz = g.input("z", kU8, {});
+  EXPECT_EQ(OutputType(g, g.op("LoomQLinearAdd", {sym, gs, gz, known, gs, gz, gs, gz})),
+            "uint8[2, 8]");
+
+  GraphBuilder bad;
+  const std::string x = bad.input("x", kU8, {1, 8, 5, 5});
+  const std::string y = bad.input("y", kU8, {1, 8, 5, 1});
+  const std::string bs = bad.input("s", kF32, {});
+  const std::string bz = bad.input("z", kU8, {});
+  EXPECT_NE(BuildErrorOf(bad, bad.op("LoomQLinearAdd", {x, bs, bz, y, bs, bz, bs, bz}, {}, "add"))
+                .find("must have the same shape (no broadcasting)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace loom::graph

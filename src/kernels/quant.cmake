@@ -1,11 +1,13 @@
 # Quantized inference (quant/quant.h): QuantizeLinear, DequantizeLinear,
 # DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and
 # QLinearConv on one int16 x int16 -> int32 GEMM (quant/int_gemm.h), and
-# QLinearConv on AVX-512 VNNI where prepared (quant/qlinear_conv_vnni.h).
+# QLinearConv on AVX-512 VNNI where prepared (quant/qlinear_conv_vnni.h), and
+# the internal LoomQLinearAdd (quant/qlinear_add.cc).
 add_library(loom_kernels_quant STATIC
   quant/conv_integer.cc
   quant/int_gemm.cc
   quant/matmul_integer.cc
+  quant/qlinear_add.cc
   quant/quant_common.cc
   quant/quant_reference.cc
   quant/qlinear_conv_vnni.cc
@@ -20,5 +22,5 @@ target_link_libraries(loom_kernels_quant PUBLIC loom_kernels_core loom_kernels_m
   PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_quant_test
-  SOURCES quant/quant_test.cc quant/qlinear_conv_vnni_test.cc
-  LIBS loom_kernels_quant loom_kernel_test_util LABELS kernels)
+  SOURCES quant/quant_test.cc quant/qlinear_add_test.cc quant/qlinear_conv_vnni_test.cc
+  LIBS loom_kernels_quant loom_kernels_elementwise loom_kernel_test_util LABELS kernels)

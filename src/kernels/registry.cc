@@ -152,6 +152,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: a Dropout whose mode is known only at run time, written
     // by the importer (onnx/opset_adapter.cc).
     {"LoomDropout", kFloats, kPortable, LoomDropoutKernel},
+    // Loom-internal: DequantizeLinear x 2 → Add → [Relu →] QuantizeLinear
+    // (quant/quant.h), written by graph/passes/qdq_add_fusion.cc.
+    {"LoomQLinearAdd", kI8 | kU8, kPortable, QLinearAddKernel},
     {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
     {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},

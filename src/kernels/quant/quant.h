@@ -1,6 +1,6 @@
 // The quantized-inference ops (ONNX): QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear, MatMulInteger, QLinearMatMul, ConvInteger and
-// QLinearConv.
+// QLinearConv; and Loom's internal LoomQLinearAdd.
 //
 // Integer types: Loom has int8, uint8, int16, uint16 and int32; the float8,
 // int4, uint4 and float4 variants of these ops are refused (the importer
@@ -54,6 +54,20 @@ std::vector<Tensor> ConvIntegerKernel(const KernelContext& ctx, const Attributes
                                       KernelInputs inputs);
 std::vector<Tensor> QLinearConvKernel(const KernelContext& ctx, const Attributes& attrs,
                                       KernelInputs inputs);
+// LoomQLinearAdd(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+// y_scale, y_zero_point) {relu = 0}: Loom-internal, written by FuseQdqAdd
+// (graph/passes/qdq_add_fusion.cc) for DequantizeLinear x 2 → Add →
+// [Relu →] QuantizeLinear. a and b int8 or uint8 (each its own), of the
+// same shape (no broadcasting); every scale a one-element float32 tensor,
+// every zero point a one-element tensor (a's and b's of their input's
+// dtype, y's int8 or uint8: y's dtype). Per element, in float32, the
+// unfused path's operations in its order, so the results are the same bits:
+//   s = float(a - a_zp) * a_scale + float(b - b_zp) * b_scale
+//   s = max(s, 0) when relu = 1
+//   y = saturate(round_half_even(s / y_scale) + y_zp)
+// Parallel over elements (inline below 1 MiB touched, as copies are).
+std::vector<Tensor> QLinearAddKernel(const KernelContext& ctx, const Attributes& attrs,
+                                     KernelInputs inputs);
 // QLinearConv's prepare stage: 2-D, one group, constant quantization
 // parameters, on a CPU with AVX-512 VNNI at isa avx512f
 // (qlinear_conv_vnni.h); null otherwise (the kernel above runs).

@@ -179,4 +179,25 @@ Tensor RequantizeReference(const Tensor& sums, const std::vector<float>& multipl
   return y;
 }
 
+Tensor QLinearAddReference(const Tensor& a, float a_scale, int32_t a_zero_point, const Tensor& b,
+                           float b_scale, int32_t b_zero_point, float y_scale, int32_t y_zero_point,
+                           DType out_dtype, bool relu) {
+  Tensor y(out_dtype, a.shape());
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    // Each step exact in float64, then rounded once to float32: the float32
+    // operation's result (53 >= 2 * 24 + 2 bits, so the double rounding of
+    // the quotient is harmless).
+    const auto fa = static_cast<float>((ReadElementAsDouble(a, i) - a_zero_point) *
+                                       static_cast<double>(a_scale));
+    const auto fb = static_cast<float>((ReadElementAsDouble(b, i) - b_zero_point) *
+                                       static_cast<double>(b_scale));
+    auto sum = static_cast<float>(static_cast<double>(fa) + static_cast<double>(fb));
+    if (relu && sum < 0) sum = 0;
+    const auto q = static_cast<float>(static_cast<double>(sum) / static_cast<double>(y_scale));
+    const double rounded = std::isnan(q) ? 0.0 : std::nearbyint(static_cast<double>(q));
+    WriteElementFromDouble(y, i, Saturate(rounded + y_zero_point, out_dtype));
+  }
+  return y;
+}
+
 }  // namespace loom::kernels::reference

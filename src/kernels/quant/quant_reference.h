@@ -42,4 +42,12 @@ Tensor RequantizeReference(const Tensor& sums, const std::vector<float>& multipl
                            const std::vector<int32_t>& bias, int64_t channels, int64_t inner,
                            int32_t zero_point, DType out_dtype);
 
+// LoomQLinearAdd (quant.h) on same-shape int8/uint8 a and b, element by
+// element: the float32 dequantize, sum, optional max(., 0) and division
+// (the op's definition), then std::nearbyint and a saturating clamp in
+// float64.
+Tensor QLinearAddReference(const Tensor& a, float a_scale, int32_t a_zero_point, const Tensor& b,
+                           float b_scale, int32_t b_zero_point, float y_scale, int32_t y_zero_point,
+                           DType out_dtype, bool relu);
+
 }  // namespace loom::kernels::reference

@@ -6,10 +6,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "kernels/dtype_visit.h"
 #include "kernels/onnx_dtype.h"
 #include "kernels/quant/quant.h"
@@ -52,50 +48,6 @@ void ForEachSpan(const KernelContext& ctx, const QuantLayout& layout, Body body)
           body(r * layout.inner, layout.inner, layout.Index(o, a, 0), blocked ? 1 : 0);
         }
       });
-}
-
-// ys[j] = RoundSaturateFloat(xs[j] / scale, zero, range) for j < count,
-// 16 elements at a time with SSE2 (baseline x86-64) for 8-bit and int16
-// outputs: the same operations in the same order, so the same values. The
-// scalar loop compiles to a branch per clamp (GCC does not vectorize it):
-// 2.7 ns an element, 28 % of a statically quantized ResNet-18's time.
-template <typename Y>
-void QuantizeSpan(const float* xs, Y* ys, int64_t count, float scale, int32_t zero,
-                  quant::IntRange range) {
-  int64_t j = 0;
-#if defined(__SSE2__)
-  if constexpr (std::is_same_v<Y, uint8_t> || std::is_same_v<Y, int8_t> ||
-                std::is_same_v<Y, int16_t>) {
-    const __m128 s = _mm_set1_ps(scale);
-    const __m128 limit = _mm_set1_ps(4194304.0f), magic = _mm_set1_ps(12582912.0f);
-    const __m128 z = _mm_set1_ps(static_cast<float>(zero));
-    const __m128 lo = _mm_set1_ps(static_cast<float>(range.min));
-    const __m128 hi = _mm_set1_ps(static_cast<float>(range.max));
-    auto four = [&](const float* x) {
-      __m128 q = _mm_div_ps(_mm_loadu_ps(x), s);
-      q = _mm_and_ps(q, _mm_cmpord_ps(q, q));  // NaN -> 0
-      q = _mm_min_ps(_mm_max_ps(q, _mm_sub_ps(_mm_setzero_ps(), limit)), limit);
-      q = _mm_add_ps(_mm_sub_ps(_mm_add_ps(q, magic), magic), z);
-      q = _mm_min_ps(_mm_max_ps(q, lo), hi);
-      return _mm_cvttps_epi32(q);
-    };
-    for (; j + 16 <= count; j += 16) {
-      const __m128i a = _mm_packs_epi32(four(xs + j), four(xs + j + 4));
-      const __m128i b = _mm_packs_epi32(four(xs + j + 8), four(xs + j + 12));
-      if constexpr (std::is_same_v<Y, uint8_t>) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(ys + j), _mm_packus_epi16(a, b));
-      } else if constexpr (std::is_same_v<Y, int8_t>) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(ys + j), _mm_packs_epi16(a, b));
-      } else {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(ys + j), a);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(ys + j + 8), b);
-      }
-    }
-  }
-#endif
-  for (; j < count; ++j) {
-    ys[j] = static_cast<Y>(quant::RoundSaturateFloat(xs[j] / scale, zero, range));
-  }
 }
 
 // The dtype an ONNX output_dtype attribute names, or nullopt for 0 (unset).
@@ -172,8 +124,9 @@ std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attribu
             if constexpr (std::is_same_v<X, float>) {
               if (!narrow && step == 0) {
                 // One scale for the span (per tensor, or a per-axis row).
-                QuantizeSpan(xp + offset, yp + offset, count, scales[static_cast<size_t>(param)],
-                             zeros[static_cast<size_t>(param)], range);
+                quant::QuantizeSpan(xp + offset, yp + offset, count,
+                                    scales[static_cast<size_t>(param)],
+                                    zeros[static_cast<size_t>(param)], range);
                 return;
               }
             }
