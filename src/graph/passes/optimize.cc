@@ -36,6 +36,10 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
         // Before folding, which would turn the weights' DequantizeLinear
         // into a float constant the pattern no longer shows.
         changed = FuseQdqConv(graph) || changed;
+        // Before folding too: a DQ of a constant would fold, and the pair
+        // would no longer show.
+        changed = DropQdqAroundSelection(graph) || changed;
+        changed = FuseQdqAdd(graph) || changed;
       }
       changed = FoldConstants(graph, options.evaluate) || changed;
       if (options.level >= 2) {

@@ -148,6 +148,30 @@ bool FuseAttention(Graph& graph);
 // weights' DQ into a float constant.
 bool FuseQdqConv(Graph& graph);
 
+// The Q/DQ pairs a QDQ model puts around operators that only select input
+// elements: xq → DequantizeLinear(s, z) → op → QuantizeLinear(s, z) → yq
+// becomes op(xq) → yq for op MaxPool (one output, no Indices), Reshape,
+// Flatten, Transpose, Squeeze or Unsqueeze, which then runs on int8/uint8.
+// Exact (qdq_elision.cc says why): only when both sides are per tensor
+// with bit-identical one-element constant parameters (a float32 scale that
+// is positive, normal and at most FLT_MAX / 256; int8/uint8 zero points of
+// xq's known dtype), the op's other inputs do not read the DQ, and the op's
+// output is read by the Q alone and is not a graph output. The op keeps its
+// name and takes the Q's output; a DQ nothing else reads is removed.
+bool DropQdqAroundSelection(Graph& graph);
+
+// The residual Adds of a QDQ model: DequantizeLinear(aq, sa, za) and
+// DequantizeLinear(bq, sb, zb) → Add → optional Relu → QuantizeLinear(sy,
+// zy) → yq becomes one LoomQLinearAdd(aq, sa, za, bq, sb, zb, sy, zy)
+// (kernels/quant/quant.h; relu = 1 when the Relu was there) named after
+// the Add, writing yq, with the same bits as the float path. Only when all
+// three are per tensor (one-element constant float32 scales and int8/uint8
+// zero points, aq's and bq's of their known dtypes), aq and bq have equal
+// known shapes (same number or same symbol per dimension: the op does not
+// broadcast), and the Add's (and Relu's) output is read by the next step
+// alone and is not a graph output. DQs nothing else reads are removed.
+bool FuseQdqAdd(Graph& graph);
+
 // Converts runs of 2-D Conv / pooling / elementwise / channel Concat nodes to
 // the NCHWc ops of kernels/nchwc/nchwc.h with blocks of `block` (8 or 16)
 // channels; NchwcReorderInput/NchwcReorderOutput nodes convert at the edges,
@@ -174,12 +198,11 @@ struct OptimizationOptions {
 
 // Level >= 1 verifies the graph, then repeats dead-node elimination, static
 // shape folding (after type inference), (level 2) QDQ convolution fusion,
-// constant folding and (level 2) Pow simplification, layer-norm, GELU and
-// attention fusion, batch-norm folding and bias/activation fusion until none
-// changes anything, then (level 2, nchwc_block set) chooses the blocked
-// layout; every level ends with type inference. Throws InvalidArgumentError
-// for a level outside 0..2, a missing evaluator at level >= 1, or an invalid
-// graph.
+// QDQ elision around selecting ops and QDQ Add fusion, constant folding and (level 2) Pow
+// simplification, layer-norm, GELU and attention fusion, batch-norm folding and bias/activation
+// fusion until none changes anything, then (level 2, nchwc_block set) chooses the blocked layout;
+// every level ends with type inference. Throws InvalidArgumentError for a level outside 0..2, a
+// missing evaluator at level >= 1, or an invalid graph.
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options);
 
 }  // namespace loom::graph
