@@ -1,10 +1,15 @@
 // QLinearConv on 8-bit integers with AVX-512 VNNI (vpdpbusd: four u8 x s8
-// products summed into each int32 lane), for 2-D convolutions with one
-// group whose quantization parameters are constants; prepared once per node
-// (registry.h's prepare stage). Any other QLinearConv runs the general
-// int16 kernel (conv_integer.cc). Both give the same bits: the sums are
-// exact (modulo 2^32), and the requantization is the same float64 product
-// and round half to even as quant.h states.
+// products summed into each int32 lane) or, where the CPU has it, Intel AMX
+// (tdpbusd: a 16 x 64 by 64 x 16 u8 x s8 tile product), for 2-D
+// convolutions with one group whose quantization parameters are constants;
+// prepared once per node (registry.h's prepare stage). Any other QLinearConv
+// runs the general int16 kernel (conv_integer.cc). All give the same bits:
+// the sums are exact (modulo 2^32), and the requantization is the same
+// float64 product and round half to even as quant.h states.
+//
+// Measured on one core of a Xeon with AMX (2026-12-05): vpdpbusd peaks at
+// ~470 G multiply-adds/s, tdpbusd at ~2,600 G; ResNet-18's 3x3 layers ran
+// 0.36-0.45 ms with the VNNI tile, 0.14-0.18 ms with the AMX tile.
 //
 // Layout. Activations are read as "quads": 4 input channels side by side in
 // one 32-bit word per pixel ([C/4][H][W][4] bytes), so one vpdpbusd adds 4
@@ -31,18 +36,18 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "kernels/op_kernel.h"
 
 namespace loom::kernels {
 
-// The register tile's shape: output channels x 16-pixel vectors.
-#ifndef LOOM_VNNI_ROWS
-#define LOOM_VNNI_ROWS 8
-#define LOOM_VNNI_VECTORS 3
-#endif
-inline constexpr int kVnniRows = LOOM_VNNI_ROWS;
-inline constexpr int kVnniVectors = LOOM_VNNI_VECTORS;
+// The register tile's shape: output channels x 16-pixel vectors (24
+// accumulators). On the Xeon of 2026-12-05, 8 x 3 was the fastest on
+// ResNet-18's layers; 6 x 4, 12 x 2 and 4 x 6 were 0-17 % slower (only
+// 6 x 4 won, by 9 %, on the 7x7 layers; bench/results/quantized-2026-12-05.md).
+inline constexpr int kVnniRows = 8;
+inline constexpr int kVnniVectors = 3;
 
 // One register tile: 8 output channels x 16 * vectors (1..3) pixels.
 // taps[t] points at tap t's first word for this tile's first pixel in
@@ -60,6 +65,41 @@ struct VnniConvTile {
   int32_t zero_point, min, max;
 };
 void u8s8_conv_8x48__avx512vnni(const VnniConvTile& tile, int vectors, uint8_t* out);
+
+// The AMX tile (Intel AMX-INT8): 32 pixels x 32 output channels. x is
+// copied as [phase][Hph][Wph][Cp] bytes instead (channels padded to Cp, a
+// multiple of 64: a pixel's channels side by side, the rows of an A tile).
+// taps[t]: tap t's byte address of this tile's first pixel, chunk 0;
+// weights: [taps][Cp / 64][2][16 rows][16 channels x 4] int8 (two B tiles
+// per step); bias and multiplier [32]. Results go to out[r * 32 + p].
+// The calling thread configures its tiles first (AmxTilesConfigure) and
+// releases them when done.
+struct AmxConvTile {
+  const uint8_t* const* taps;
+  int64_t num_taps;
+  int64_t chunks;        // Cp / 64
+  int64_t pixel_stride;  // Cp bytes
+  const int8_t* weights;
+  const int32_t* bias;       // [32]
+  const double* multiplier;  // [32]
+  int32_t zero_point, min, max;
+};
+void u8s8_conv_32x32__amx(const AmxConvTile& tile, uint8_t* out);
+void AmxTilesConfigure();
+void AmxTilesRelease();
+// Whether the CPU has AMX-INT8 and the OS granted this process the tile
+// state (asked once).
+bool AmxConvSupported();
+
+// Which tile a prepared node runs: AMX where the CPU has it and the layer
+// has 64 input channels or more (fewer leave most of each A row padding),
+// else the VNNI tile; tests force each.
+enum class QuantConvTiles { kAuto, kVnni, kAmx };
+
+// PrepareQLinearConv (quant.h) with the tile choice; null also when kAmx is
+// forced on a CPU without AMX.
+std::unique_ptr<PreparedKernel> PrepareQLinearConvWithTiles(const PrepareArgs& args,
+                                                            QuantConvTiles tiles);
 
 // Whether this CPU has the instructions u8s8_conv_8x48__avx512vnni uses.
 bool VnniConvSupported();

@@ -1,4 +1,5 @@
-// The prepared VNNI QLinearConv (qlinear_conv_vnni.h) against the plain
+// The prepared QLinearConv tiles (qlinear_conv_vnni.h: AVX-512 VNNI, and
+// AMX where the CPU has it) against the plain
 // references (ConvIntegerReference, then RequantizeReference) on shapes that
 // reach every branch of its layout: channels not a multiple of 4, output
 // channels not a multiple of 8, strides 1-3 (also unequal), dilations,
@@ -6,7 +7,8 @@
 // batch > 1; uint8 and int8 activations and outputs, per-tensor and
 // per-channel weight scales and zero points, with and without bias; at 1,
 // 2, 3 and 7 threads, bit-identical. Skipped on CPUs without AVX-512 VNNI
-// (there the general kernel, tested in quant_test.cc, runs).
+// (there the general kernel, tested in quant_test.cc, runs); the AMX tile
+// is forced on every case, including those with few channels.
 #include "kernels/quant/qlinear_conv_vnni.h"
 
 #include <gtest/gtest.h>
@@ -67,6 +69,16 @@ std::vector<Case> Cases() {
        Attributes().set("strides", V{2, 2}).set("pads", V{1, 1, 1, 1})},
       // One input column, read by phase 1 only through the right pad.
       {{1, 4, 3, 1}, {8, 4, 1, 2}, Attributes().set("strides", V{1, 2}).set("pads", V{0, 0, 0, 1})},
+      // 64 channels and more (the AMX tile's rows): channels past a multiple
+      // of 16 and 64, output channels past a multiple of 32, stride 2,
+      // dilation, rows wider than the 16-pixel copy.
+      {{1, 70, 9, 37},
+       {40, 70, 3, 3},
+       Attributes().set("strides", V{2, 2}).set("pads", V{1, 1, 1, 1})},
+      {{2, 64, 20, 20}, {33, 64, 3, 3}, Attributes().set("pads", V{1, 1, 1, 1})},
+      {{1, 128, 7, 7},
+       {64, 128, 3, 3},
+       Attributes().set("dilations", V{2, 2}).set("pads", V{2, 2, 2, 2})},
       // Downsampling 1x1 with stride 2.
       {{1, 32, 14, 14}, {17, 32, 1, 1}, Attributes().set("strides", V{2, 2})},
   };
@@ -94,6 +106,13 @@ Params MakeParams(const Case& c, DType x_dtype, DType y_dtype, bool per_channel,
   p.bias = RandomTensor(DType::kInt32, Shape({m}), ++*seed, -50000, 50000);
   for (int64_t i = 0; i < m; ++i) p.multiplier.push_back(0.02f * ws[per_channel ? i : 0] / 0.05f);
   return p;
+}
+
+// The tiles this CPU runs: VNNI, and AMX where it has it.
+std::vector<QuantConvTiles> SupportedTiles() {
+  std::vector<QuantConvTiles> tiles = {QuantConvTiles::kVnni};
+  if (AmxConvSupported()) tiles.push_back(QuantConvTiles::kAmx);
+  return tiles;
 }
 
 TEST(QLinearConvVnni, PreparedMatchesReference) {
@@ -126,18 +145,23 @@ TEST(QLinearConvVnni, PreparedMatchesReference) {
       std::vector<const Tensor*> constants = inputs;
       constants[0] = nullptr;
       const bool present[9] = {true, true, true, true, true, true, true, true, true};
-      std::unique_ptr<PreparedKernel> prepared = PrepareQLinearConv(
-          {c.attrs, constants, std::span<const bool>(present, inputs.size()), Isa::kAvx512f});
-      ASSERT_NE(prepared, nullptr);
-      EXPECT_STREQ(prepared->kind(), "prepared vnni qlinearconv");
-      for (int threads : kThreadCounts) {
-        auto pool = PoolWithThreads(threads);
-        const Tensor got = prepared->Run({pool.get(), Isa::kAvx512f}, inputs)[0];
-        EXPECT_TRUE(BitwiseEqual(got, expected))
-            << threads << " threads: " << testing::CompareTensors(got, expected, 0, 0);
+      for (QuantConvTiles tiles : SupportedTiles()) {
+        const std::string name = tiles == QuantConvTiles::kAmx ? "amx" : "vnni";
+        std::unique_ptr<PreparedKernel> prepared = PrepareQLinearConvWithTiles(
+            {c.attrs, constants, std::span<const bool>(present, inputs.size()), Isa::kAvx512f},
+            tiles);
+        ASSERT_NE(prepared, nullptr) << name;
+        EXPECT_EQ(std::string(prepared->kind()), "prepared " + name + " qlinearconv");
+        for (int threads : kThreadCounts) {
+          auto pool = PoolWithThreads(threads);
+          const Tensor got = prepared->Run({pool.get(), Isa::kAvx512f}, inputs)[0];
+          EXPECT_TRUE(BitwiseEqual(got, expected))
+              << name << ", " << threads
+              << " threads: " << testing::CompareTensors(got, expected, 0, 0);
+        }
+        // A lower ISA at run time takes the general kernel: the same bits.
+        EXPECT_TRUE(BitwiseEqual(prepared->Run({nullptr, Isa::kAvx2Fma}, inputs)[0], expected));
       }
-      // A lower ISA at run time takes the general kernel: the same bits.
-      EXPECT_TRUE(BitwiseEqual(prepared->Run({nullptr, Isa::kAvx2Fma}, inputs)[0], expected));
     }
   }
 }

@@ -14,6 +14,7 @@
 // GCC 12 warns inside its own AVX-512 conversion intrinsics, whose "undefined"
 // pass-through operand is an uninitialized variable by design.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 namespace loom::kernels {
 namespace {
