@@ -59,6 +59,7 @@ constexpr DTypeMask kIntegers = kI8 | kU8 | kI16 | kU16 | kI32 | kU32 | kI64 | k
 constexpr IsaMask kPortable = IsaBit(Isa::kPortable);
 constexpr IsaMask kPortableAvx2 = kPortable | IsaBit(Isa::kAvx2Fma);
 constexpr IsaMask kAllIsas = kPortableAvx2 | IsaBit(Isa::kAvx512f);
+constexpr IsaMask kPortableAvx512 = kPortable | IsaBit(Isa::kAvx512f);
 
 // Sorted by op name (a test checks), so lookups can binary-search.
 constexpr auto kRegistry = std::to_array<KernelRegistration>({
@@ -154,7 +155,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"LoomDropout", kFloats, kPortable, LoomDropoutKernel},
     // Loom-internal: DequantizeLinear x 2 → Add → [Relu →] QuantizeLinear
     // (quant/quant.h), written by graph/passes/qdq_add_fusion.cc.
-    {"LoomQLinearAdd", kI8 | kU8, kPortable, QLinearAddKernel},
+    {"LoomQLinearAdd", kI8 | kU8, kPortableAvx512, QLinearAddKernel},
     {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
     {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
@@ -190,7 +191,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Pow", kFloats | kI32 | kI64, kPortable, PowKernel},
     {"QLinearConv", kI8 | kU8, kAllIsas, QLinearConvKernel, PrepareQLinearConv},
     {"QLinearMatMul", kI8 | kU8, kPortableAvx2, QLinearMatMulKernel},
-    {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortable, QuantizeLinearKernel},
+    {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortableAvx512, QuantizeLinearKernel},
     {"RMSNormalization", kFloats, kPortable, RMSNormalizationKernel},
     {"RNN", kF32 | kF16 | kBF16, kAllIsas, RnnKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},

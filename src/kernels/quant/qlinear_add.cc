@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/quant/quant.h"
@@ -42,6 +43,7 @@ struct AddParams {
   float a_scale = 1, b_scale = 1, y_scale = 1;
   int32_t a_zero = 0, b_zero = 0, y_zero = 0;
   quant::IntRange range;
+  bool avx512 = false;  // the AVX-512 spans (quant_common.h), same arithmetic
 };
 
 // y[i] for i < count, as the file comment says, in blocks of kBlock: the
@@ -58,6 +60,12 @@ void AddSpan(const A* __restrict a, const B* __restrict b, Y* __restrict y, int6
   const int32_t a_zero = params.a_zero, b_zero = params.b_zero;
   for (int64_t start = 0; start < count; start += kBlock) {
     const int64_t n = std::min(kBlock, count - start);
+    if (params.avx512) {
+      quant::DequantizeAddSpanAvx512(a + start, std::is_signed_v<A>, b + start, std::is_signed_v<B>,
+                                     n, a_scale, a_zero, b_scale, b_zero, kRelu, sums);
+      quant::QuantizeSpanAvx512(sums, y + start, n, params.y_scale, params.y_zero, params.range);
+      continue;
+    }
     for (int64_t i = 0; i < n; ++i) {
       const float fa = static_cast<float>(static_cast<int32_t>(a[start + i]) - a_zero) * a_scale;
       const float fb = static_cast<float>(static_cast<int32_t>(b[start + i]) - b_zero) * b_scale;
@@ -127,6 +135,7 @@ std::vector<Tensor> QLinearAddKernel(const KernelContext& ctx, const Attributes&
   params.b_zero = quant::ReadInts(b_zp)[0];
   params.y_zero = quant::ReadInts(y_zp)[0];
   params.range = quant::RangeOf(y_zp.dtype());
+  params.avx512 = ctx.isa == Isa::kAvx512f && quant::Avx512BwSupported();
 
   Tensor y = Tensor::uninitialized(y_zp.dtype(), a.shape());
   const int64_t count = a.num_elements();

@@ -60,7 +60,7 @@ Tensor Unfused(const Tensor& a, const Quant& qa, const Tensor& b, const Quant& q
   return CallSingleOutput(QuantizeLinearKernel, {&sum, &sy, &zy});
 }
 
-// Runs LoomQLinearAdd at every thread count and expects the reference's
+// Runs LoomQLinearAdd with each ISA forced at every thread count and expects the reference's
 // bits and the float path's.
 void ExpectExact(const Tensor& a, const Quant& qa, const Tensor& b, const Quant& qb,
                  const Quant& qy, bool relu) {
@@ -72,12 +72,15 @@ void ExpectExact(const Tensor& a, const Quant& qa, const Tensor& b, const Quant&
   const Tensor sa = qa.ScaleTensor(), za = qa.ZeroTensor();
   const Tensor sb = qb.ScaleTensor(), zb = qb.ZeroTensor();
   const Tensor sy = qy.ScaleTensor(), zy = qy.ZeroTensor();
-  for (int threads : kThreadCounts) {
-    auto pool = PoolWithThreads(threads);
-    const Tensor got = CallSingleOutput(QLinearAddKernel, {&a, &sa, &za, &b, &sb, &zb, &sy, &zy},
-                                        ReluAttributes(relu), pool.get());
-    EXPECT_TRUE(BitwiseEqual(got, expected))
-        << threads << " threads: " << testing::CompareTensors(got, expected, 0, 0);
+  for (Isa isa : testing::SupportedIsas()) {
+    for (int threads : kThreadCounts) {
+      auto pool = PoolWithThreads(threads);
+      const Tensor got = CallSingleOutput(QLinearAddKernel, {&a, &sa, &za, &b, &sb, &zb, &sy, &zy},
+                                          ReluAttributes(relu), pool.get(), isa);
+      EXPECT_TRUE(BitwiseEqual(got, expected))
+          << IsaName(isa) << ", " << threads
+          << " threads: " << testing::CompareTensors(got, expected, 0, 0);
+    }
   }
 }
 

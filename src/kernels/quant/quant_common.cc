@@ -38,6 +38,17 @@ float RoundTo(DType dtype, float v) {
   return v;
 }
 
+bool Avx512BwSupported() {
+#if defined(__x86_64__)
+  static const bool supported = __builtin_cpu_supports("avx512f") &&
+                                __builtin_cpu_supports("avx512bw") &&
+                                __builtin_cpu_supports("avx512vl");
+  return supported;
+#else
+  return false;
+#endif
+}
+
 IntRange RangeOf(DType dtype) {
   switch (dtype) {
     case DType::kInt8:

@@ -106,6 +106,18 @@ inline void QuantizeSpan(const float* xs, Y* ys, int64_t count, float scale, int
   }
 }
 
+// AVX-512 (x86/quant_spans__avx512.cc; call only where
+// Avx512BwSupported(), whose byte masks they use): QuantizeSpan for int8/uint8 ys, and the
+// dequantized sums of LoomQLinearAdd (sums[i] = float(a[i] - a_zero) * a_scale + float(b[i] -
+// b_zero) * b_scale, each product and the sum rounded once, then `sum < 0 ? 0 : sum` with relu); a
+// and b int8 (signed) or uint8.
+bool Avx512BwSupported();
+void QuantizeSpanAvx512(const float* xs, void* ys, int64_t count, float scale, int32_t zero,
+                        IntRange range);
+void DequantizeAddSpanAvx512(const void* a, bool a_signed, const void* b, bool b_signed,
+                             int64_t count, float a_scale, int32_t a_zero, float b_scale,
+                             int32_t b_zero, bool relu, float* sums);
+
 // Stores int32 values (already in range) into an int8/uint8/int16/uint16/
 // int32 tensor's element i.
 void StoreInt(Tensor& t, int64_t i, int32_t v);

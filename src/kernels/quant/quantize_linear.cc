@@ -110,6 +110,7 @@ std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attribu
 
   Tensor y = Tensor::uninitialized(out_dtype, x.shape());
   const bool narrow = precision == DType::kFloat16 || precision == DType::kBFloat16;
+  const bool avx512 = ctx.isa == Isa::kAvx512f && quant::Avx512BwSupported();
   VisitDType(x.dtype(), [&](auto xtag) {
     using X = decltype(xtag);
     if constexpr (std::is_same_v<X, float> || std::is_same_v<X, Float16> ||
@@ -124,6 +125,14 @@ std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attribu
             if constexpr (std::is_same_v<X, float>) {
               if (!narrow && step == 0) {
                 // One scale for the span (per tensor, or a per-axis row).
+                if constexpr (std::is_same_v<Y, int8_t> || std::is_same_v<Y, uint8_t>) {
+                  if (avx512) {
+                    quant::QuantizeSpanAvx512(xp + offset, yp + offset, count,
+                                              scales[static_cast<size_t>(param)],
+                                              zeros[static_cast<size_t>(param)], range);
+                    return;
+                  }
+                }
                 quant::QuantizeSpan(xp + offset, yp + offset, count,
                                     scales[static_cast<size_t>(param)],
                                     zeros[static_cast<size_t>(param)], range);
