@@ -27,6 +27,8 @@ constexpr int64_t kAmxRows = 32;                    // the AMX tile: 32 channels
 constexpr int64_t kAmxPixels = 32;
 // Below this many input channels the VNNI tile runs (an A row is 64 channels).
 constexpr int64_t kAmxMinChannels = 64;
+// With at most 4 channels: AMX when a step has this many taps (K = 4 x taps).
+constexpr int64_t kAmxMinRowTaps = 3;
 // ~0.0005 ns per multiply-add with AMX (2.6 T/s measured on one core).
 constexpr double kNsPerAmxMac = 0.0005;
 // ~0.003 ns per multiply-add (a vpdpbusd does 64) on a 3 GHz core issuing
@@ -74,7 +76,23 @@ class PreparedVnniConv : public PreparedKernel {
     weights_.assign(static_cast<size_t>(blocks * quads_ * taps * kRows * 4), 0);
     chunks_ = (channels_ + 63) / 64;
     const int64_t amx_blocks = (out_channels_ + kAmxRows - 1) / kAmxRows;
-    if (amx_) amx_weights_.assign(static_cast<size_t>(amx_blocks * taps * chunks_ * 2048), 0);
+    // The few-channel AMX layout: a step per (kernel row, column phase b),
+    // row_taps_ taps kw = b, b + sw, ... (padded with zero weights).
+    const int64_t sw = attrs_.get_ints("strides", {1, 1}).back();
+    const int64_t dw = attrs_.get_ints("dilations", {1, 1}).back();
+    few_channels_ = amx_ && channels_ <= 4;
+    if (few_channels_) {
+      if (dw != 1 || sw < 1) return false;
+      column_phases_ = std::min(sw, kw_);
+      row_taps_ = (kw_ + sw - 1) / sw;
+      if (row_taps_ > 16) return false;  // an A row holds at most 16 words
+      amx_weights_.assign(
+          static_cast<size_t>(amx_blocks * kh_ * column_phases_ * 2 * row_taps_ * 64), 0);
+      MakeAmxTileConfig(static_cast<int>(4 * row_taps_), static_cast<int>(row_taps_), &amx_config_);
+    } else if (amx_) {
+      amx_weights_.assign(static_cast<size_t>(amx_blocks * taps * chunks_ * 2048), 0);
+      MakeAmxTileConfig(64, 16, &amx_config_);
+    }
     // Read by output channel in blocks of 8 (VNNI) or 32 (AMX).
     bias_.assign(static_cast<size_t>(amx_blocks * kAmxRows), 0);
     multiplier_.assign(static_cast<size_t>(amx_blocks * kAmxRows), 0.0);
@@ -92,7 +110,18 @@ class PreparedVnniConv : public PreparedKernel {
           const int64_t at =
               ((((m / kRows) * quads_ + c / 4) * taps + t) * kRows + m % kRows) * 4 + c % 4;
           weights_[static_cast<size_t>(at)] = static_cast<int8_t>(v);
-          if (amx_) {
+          if (few_channels_) {
+            // [block][step = kh * column_phases + kw % sw][half][row = kw / sw][16 x 4]
+            const int64_t kh = t / kw_, kw = t % kw_;
+            const int64_t step = kh * column_phases_ + kw % sw;
+            const int64_t few_at =
+                ((((m / kAmxRows) * kh_ * column_phases_ + step) * 2 + (m % kAmxRows) / 16) *
+                     row_taps_ +
+                 kw / sw) *
+                    64 +
+                (m % 16) * 4 + c;
+            amx_weights_[static_cast<size_t>(few_at)] = static_cast<int8_t>(v);
+          } else if (amx_) {
             // [block][tap][chunk][half][row = channel / 4 in chunk][16 x 4]
             const int64_t amx_at =
                 (((((m / kAmxRows) * taps + t) * chunks_ + c / 64) * 2 + (m % kAmxRows) / 16) * 16 +
@@ -133,7 +162,7 @@ class PreparedVnniConv : public PreparedKernel {
     Tensor y = Tensor::uninitialized(y_dtype_, Shape({batch, out_channels_, out_h, out_w}));
     if (y.num_elements() == 0) return {std::move(y)};
 
-    if (amx_) {
+    if (amx_ && !few_channels_) {
       RunAmx(ctx, x, g, y);
       return {std::move(y)};
     }
@@ -181,6 +210,19 @@ class PreparedVnniConv : public PreparedKernel {
             }
           });
       uint8_t* image_out = yp + n * out_channels_ * out_h * out_w;
+      if (few_channels_) {
+        // Step (kh, b) starts at tap (kh, b)'s word; its taps are the next
+        // row_taps_ words of each pixel.
+        std::vector<int64_t> steps;
+        for (int64_t a = 0; a < kh_; ++a) {
+          for (int64_t b = 0; b < column_phases_; ++b) {
+            steps.push_back(4 * tap_offset[static_cast<size_t>(a * kw_ + b)]);
+          }
+        }
+        RunAmxTiles(ctx, reinterpret_cast<const uint8_t*>(words), steps, 4, 1, row_taps_ * 64,
+                    pixels, grid.wph, out_h, out_w, range, image_out);
+        continue;
+      }
       const double unit_cost =
           kNsPerMac * static_cast<double>(kRows * kTilePixels * taps * grid.quads * 4);
       threading::ParallelFor(
@@ -206,8 +248,8 @@ class PreparedVnniConv : public PreparedKernel {
                                       range.max};
               u8s8_conv_8x48__avx512vnni(tile, static_cast<int>((count + 15) / 16), tile_out);
               const int64_t rows = std::min(kRows, out_channels_ - block * kRows);
-              CopyKept(tile_out, kTilePixels, rows, q0, count, grid.wph, out_h, out_w,
-                       image_out + block * kRows * out_h * out_w);
+              StoreKeptPixels__avx512(tile_out, kTilePixels, rows, q0, count, grid.wph, out_h,
+                                      out_w, image_out + block * kRows * out_h * out_w);
             }
           });
     }
@@ -351,8 +393,6 @@ class PreparedVnniConv : public PreparedKernel {
       }
     }
     const int64_t pixels = out_h * wph;
-    const int64_t pixel_tiles = (pixels + kAmxPixels - 1) / kAmxPixels;
-    const int64_t blocks = (out_channels_ + kAmxRows - 1) / kAmxRows;
     const quant::IntRange range = quant::RangeOf(y_dtype_);
     const auto* xp = static_cast<const uint8_t*>(x.raw_data());
     auto* yp = static_cast<uint8_t*>(y.raw_data());
@@ -371,40 +411,58 @@ class PreparedVnniConv : public PreparedKernel {
                            buffer + (phase_start[static_cast<size_t>(phase)] + i * wph) * cp);
             }
           });
-      uint8_t* image_out = yp + n * out_channels_ * out_h * out_w;
-      const double unit_cost =
-          kNsPerAmxMac * static_cast<double>(kAmxRows * kAmxPixels * taps * cp);
-      threading::ParallelFor(
-          ctx.pool, blocks * pixel_tiles, unit_cost, [&](int64_t begin, int64_t end) {
-            std::vector<const uint8_t*> tap_ptr(static_cast<size_t>(taps));
-            alignas(64) uint8_t tile_out[kAmxRows * kAmxPixels];
-            AmxTilesConfigure();
-            for (int64_t u = begin; u < end; ++u) {
-              const int64_t block = u / pixel_tiles;
-              const int64_t q0 = (u % pixel_tiles) * kAmxPixels;
-              const int64_t count = std::min(kAmxPixels, pixels - q0);
-              for (int64_t t = 0; t < taps; ++t) {
-                tap_ptr[static_cast<size_t>(t)] =
-                    buffer + (q0 + tap_offset[static_cast<size_t>(t)]) * cp;
-              }
-              const AmxConvTile tile{tap_ptr.data(),
-                                     taps,
-                                     chunks_,
-                                     cp,
-                                     amx_weights_.data() + block * taps * chunks_ * 2048,
-                                     bias_.data() + block * kAmxRows,
-                                     multiplier_.data() + block * kAmxRows,
-                                     y_zero_,
-                                     range.min,
-                                     range.max};
-              u8s8_conv_32x32__amx(tile, tile_out);
-              const int64_t channels = std::min(kAmxRows, out_channels_ - block * kAmxRows);
-              CopyKept(tile_out, kAmxPixels, channels, q0, count, wph, out_h, out_w,
-                       image_out + block * kAmxRows * out_h * out_w);
-            }
-            AmxTilesRelease();
-          });
+      std::vector<int64_t> steps(tap_offset.size());
+      for (size_t t = 0; t < steps.size(); ++t) steps[t] = tap_offset[t] * cp;
+      RunAmxTiles(ctx, buffer, steps, cp, chunks_, 1024, pixels, wph, out_h, out_w, range,
+                  yp + n * out_channels_ * out_h * out_w);
     }
+  }
+
+  // One image's AMX tiles: units of 32 output channels x 32 phase-grid
+  // pixels; step t of a unit reads its A rows from
+  // base + steps[t] + (q0 + p) * pixel_stride. The serial loop
+  //   for each unit: for each step: for each chunk: acc[32][32] += A . B
+  void RunAmxTiles(const KernelContext& ctx, const uint8_t* base, const std::vector<int64_t>& steps,
+                   int64_t pixel_stride, int64_t chunks, int64_t b_tile_bytes, int64_t pixels,
+                   int64_t wph, int64_t out_h, int64_t out_w, quant::IntRange range,
+                   uint8_t* image_out) const {
+    const int64_t num_steps = static_cast<int64_t>(steps.size());
+    const int64_t pixel_tiles = (pixels + kAmxPixels - 1) / kAmxPixels;
+    const int64_t blocks = (out_channels_ + kAmxRows - 1) / kAmxRows;
+    const int64_t block_weights = num_steps * chunks * 2 * b_tile_bytes;
+    const double unit_cost =
+        kNsPerAmxMac * static_cast<double>(kAmxRows * kAmxPixels * num_steps * chunks * 64);
+    threading::ParallelFor(
+        ctx.pool, blocks * pixel_tiles, unit_cost, [&](int64_t begin, int64_t end) {
+          std::vector<const uint8_t*> step_ptr(static_cast<size_t>(num_steps));
+          alignas(64) uint8_t tile_out[kAmxRows * kAmxPixels];
+          AmxTilesConfigure(amx_config_);
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t block = u / pixel_tiles;
+            const int64_t q0 = (u % pixel_tiles) * kAmxPixels;
+            const int64_t count = std::min(kAmxPixels, pixels - q0);
+            for (int64_t t = 0; t < num_steps; ++t) {
+              step_ptr[static_cast<size_t>(t)] =
+                  base + steps[static_cast<size_t>(t)] + q0 * pixel_stride;
+            }
+            const AmxConvTile tile{step_ptr.data(),
+                                   num_steps,
+                                   chunks,
+                                   pixel_stride,
+                                   b_tile_bytes,
+                                   amx_weights_.data() + block * block_weights,
+                                   bias_.data() + block * kAmxRows,
+                                   multiplier_.data() + block * kAmxRows,
+                                   y_zero_,
+                                   range.min,
+                                   range.max};
+            u8s8_conv_32x32__amx(tile, tile_out);
+            const int64_t channels = std::min(kAmxRows, out_channels_ - block * kAmxRows);
+            StoreKeptPixels__avx512(tile_out, kAmxPixels, channels, q0, count, wph, out_h, out_w,
+                                    image_out + block * kAmxRows * out_h * out_w);
+          }
+          AmxTilesRelease();
+        });
   }
 
   // Padded row i of phase (a, b) as pixels of cp bytes: the zero point
@@ -452,25 +510,12 @@ class PreparedVnniConv : public PreparedKernel {
     }
   }
 
-  // A tile's results (tile[r * stride + p], phase-grid pixels q0 ..
-  // q0 + count - 1) into the output planes, dropping the pixels with
-  // ow >= out_w.
-  static void CopyKept(const uint8_t* tile, int64_t stride, int64_t channels, int64_t q0,
-                       int64_t count, int64_t wph, int64_t out_h, int64_t out_w, uint8_t* out) {
-    for (int64_t oh = q0 / wph; oh * wph < q0 + count; ++oh) {
-      const int64_t s = std::max(q0, oh * wph);
-      const int64_t e = std::min(q0 + count, oh * wph + out_w);
-      if (s >= e) continue;
-      for (int64_t r = 0; r < channels; ++r) {
-        std::memcpy(out + (r * out_h + oh) * out_w + (s - oh * wph), tile + r * stride + (s - q0),
-                    static_cast<size_t>(e - s));
-      }
-    }
-  }
-
   Attributes attrs_;
   DType x_dtype_ = DType::kUInt8, y_dtype_ = DType::kUInt8;
   bool amx_ = false;
+  bool few_channels_ = false;                 // AMX on the VNNI layout (<= 4 channels)
+  int64_t column_phases_ = 0, row_taps_ = 0;  // its steps per kernel row, taps per step
+  AmxTileConfig amx_config_{};
   int64_t chunks_ = 0;               // AMX: 64-channel chunks
   std::vector<int8_t> amx_weights_;  // [blocks of 32][taps][chunks][2][16][64]
   int64_t out_channels_ = 0, channels_ = 0, kh_ = 0, kw_ = 0, quads_ = 0;
@@ -538,9 +583,15 @@ std::unique_ptr<PreparedKernel> PrepareQLinearConvWithTiles(const PrepareArgs& a
   }
   if (args.attrs.get_int("group", 1) != 1 || w->num_elements() == 0) return nullptr;
   const DType y_dtype = y_zp != nullptr ? y_zp->dtype() : x_zp->dtype();
-  const bool amx =
-      tiles == QuantConvTiles::kAmx || (tiles == QuantConvTiles::kAuto &&
-                                        w->shape().dim(1) >= kAmxMinChannels && AmxConvSupported());
+  const int64_t channels = w->shape().dim(1), width = w->shape().dim(3);
+  const int64_t stride_w = args.attrs.get_ints("strides", {1, 1}).back();
+  const int64_t dilation_w = args.attrs.get_ints("dilations", {1, 1}).back();
+  const int64_t row_taps = stride_w >= 1 ? (width + stride_w - 1) / stride_w : 0;
+  const bool amx_shape =
+      channels >= kAmxMinChannels ||
+      (channels <= 4 && dilation_w == 1 && row_taps >= kAmxMinRowTaps && row_taps <= 16);
+  const bool amx = tiles == QuantConvTiles::kAmx ||
+                   (tiles == QuantConvTiles::kAuto && amx_shape && AmxConvSupported());
   auto prepared = std::make_unique<PreparedVnniConv>(args.attrs, x_zp->dtype(), y_dtype, amx);
   if (!prepared->Pack(*w, w_zp != nullptr ? quant::ReadInts(*w_zp) : std::vector<int32_t>{0},
                       bias != nullptr ? quant::ReadInts(*bias) : std::vector<int32_t>{},

@@ -66,40 +66,63 @@ struct VnniConvTile {
 };
 void u8s8_conv_8x48__avx512vnni(const VnniConvTile& tile, int vectors, uint8_t* out);
 
-// The AMX tile (Intel AMX-INT8): 32 pixels x 32 output channels. x is
-// copied as [phase][Hph][Wph][Cp] bytes instead (channels padded to Cp, a
-// multiple of 64: a pixel's channels side by side, the rows of an A tile).
-// taps[t]: tap t's byte address of this tile's first pixel, chunk 0;
-// weights: [taps][Cp / 64][2][16 rows][16 channels x 4] int8 (two B tiles
-// per step); bias and multiplier [32]. Results go to out[r * 32 + p].
-// The calling thread configures its tiles first (AmxTilesConfigure) and
-// releases them when done.
+// The AMX tile (Intel AMX-INT8): 32 pixels x 32 output channels, per step
+// two A tiles (16 pixels, a row of K bytes each, pixel_stride apart), two B
+// tiles of packed weights (K / 4 rows of 16 channels x 4 bytes,
+// b_tile_bytes each) and four tdpbusd. Two layouts feed it:
+// - 64 input channels or more: x copied as [phase][Hph][Wph][Cp] bytes
+//   (channels padded to Cp, a multiple of 64); a step is one tap and one
+//   64-channel chunk (K = 64); weights [taps][Cp / 64][2][16][64].
+// - up to 4 input channels (a network's first layer): the VNNI layout (one
+//   word of 4 channels per pixel); a step is one kernel row and one stride
+//   phase of columns, whose taps are consecutive words of each pixel's row
+//   (K = 4 x taps, rows overlapping, pixel_stride 4 bytes); weights
+//   [steps][2][taps][64].
+// taps[t]: step t's byte address of this tile's first pixel, chunk 0.
+// bias and multiplier [32]. Results go to out[r * 32 + p]. The calling
+// thread configures its tiles first (AmxTilesConfigure) and releases them
+// when done.
 struct AmxConvTile {
   const uint8_t* const* taps;
   int64_t num_taps;
-  int64_t chunks;        // Cp / 64
-  int64_t pixel_stride;  // Cp bytes
+  int64_t chunks;        // K = 64 steps per tap (1 in the few-channel layout)
+  int64_t pixel_stride;  // bytes from one pixel's A row to the next
+  int64_t b_tile_bytes;  // one B tile: K / 4 rows x 64 bytes
   const int8_t* weights;
   const int32_t* bias;       // [32]
   const double* multiplier;  // [32]
   int32_t zero_point, min, max;
 };
 void u8s8_conv_32x32__amx(const AmxConvTile& tile, uint8_t* out);
-void AmxTilesConfigure();
+// The 64 bytes ldtilecfg reads: accumulators 16 x 64 bytes, A tiles 16 rows
+// of a_bytes, B tiles b_rows rows of 64 bytes.
+struct alignas(64) AmxTileConfig {
+  uint8_t bytes[64];
+};
+void MakeAmxTileConfig(int a_bytes, int b_rows, AmxTileConfig* out);
+void AmxTilesConfigure(const AmxTileConfig& config);
 void AmxTilesRelease();
 // Whether the CPU has AMX-INT8 and the OS granted this process the tile
 // state (asked once).
 bool AmxConvSupported();
 
 // Which tile a prepared node runs: AMX where the CPU has it and the layer
-// has 64 input channels or more (fewer leave most of each A row padding),
-// else the VNNI tile; tests force each.
+// has 64 input channels or more, or at most 4 with 3 or more taps per step
+// (a stem), else the VNNI tile; tests force each.
 enum class QuantConvTiles { kAuto, kVnni, kAmx };
 
 // PrepareQLinearConv (quant.h) with the tile choice; null also when kAmx is
 // forced on a CPU without AMX.
 std::unique_ptr<PreparedKernel> PrepareQLinearConvWithTiles(const PrepareArgs& args,
                                                             QuantConvTiles tiles);
+
+// A tile's results (tile[r * stride + p], stride <= 64; phase-grid pixels
+// q0 .. q0 + count - 1) into the output planes (channel r at
+// out + r * out_h * out_w), dropping the pixels with ow >= out_w: one
+// masked store per channel and output row. AVX-512BW (as both tiles).
+void StoreKeptPixels__avx512(const uint8_t* tile, int64_t stride, int64_t channels, int64_t q0,
+                             int64_t count, int64_t wph, int64_t out_h, int64_t out_w,
+                             uint8_t* out);
 
 // Whether this CPU has the instructions u8s8_conv_8x48__avx512vnni uses.
 bool VnniConvSupported();

@@ -53,18 +53,28 @@ bool AmxConvSupported() {
   return supported;
 }
 
-void AmxTilesConfigure() {
-  // A constant in memory: GCC 12 does not see ldtilecfg read its operand and
-  // dropped the stores that filled a local one.
-  alignas(64) static constexpr TileConfig kConfig = [] {
-    TileConfig config;
-    for (int t = 0; t < 8; ++t) {
-      config.rows[t] = 16;
-      config.colsb[t] = 64;
-    }
-    return config;
-  }();
-  _tile_loadconfig(&kConfig);
+void MakeAmxTileConfig(int a_bytes, int b_rows, AmxTileConfig* out) {
+  static_assert(sizeof(TileConfig) == sizeof(AmxTileConfig::bytes));
+  TileConfig config;
+  for (int t = 0; t < 4; ++t) {  // accumulators: 16 pixels x 16 channels of int32
+    config.rows[t] = 16;
+    config.colsb[t] = 64;
+  }
+  for (int t = 4; t < 6; ++t) {  // A: 16 pixels x a_bytes
+    config.rows[t] = 16;
+    config.colsb[t] = static_cast<uint16_t>(a_bytes);
+  }
+  for (int t = 6; t < 8; ++t) {  // B: b_rows x 16 channels x 4
+    config.rows[t] = static_cast<uint8_t>(b_rows);
+    config.colsb[t] = 64;
+  }
+  std::memcpy(out->bytes, &config, sizeof(config));
+}
+
+void AmxTilesConfigure(const AmxTileConfig& config) {
+  // Filled long before (by MakeAmxTileConfig): GCC 12 does not see ldtilecfg
+  // read its operand and dropped the stores that filled a local one.
+  _tile_loadconfig(config.bytes);
 }
 
 void AmxTilesRelease() { _tile_release(); }
@@ -78,11 +88,11 @@ void u8s8_conv_32x32__amx(const AmxConvTile& t, uint8_t* out) {
   const int64_t stride = t.pixel_stride;
   for (int64_t k = 0; k < t.num_taps; ++k) {
     const uint8_t* a = t.taps[k];
-    for (int64_t c = 0; c < t.chunks; ++c, w += 2048) {
+    for (int64_t c = 0; c < t.chunks; ++c, w += 2 * t.b_tile_bytes) {
       _tile_loadd(4, a + 64 * c, stride);
       _tile_loadd(5, a + 16 * stride + 64 * c, stride);
       _tile_loadd(6, w, 64);
-      _tile_loadd(7, w + 1024, 64);
+      _tile_loadd(7, w + t.b_tile_bytes, 64);
       _tile_dpbusd(0, 4, 6);
       _tile_dpbusd(1, 4, 7);
       _tile_dpbusd(2, 5, 6);

@@ -7,6 +7,8 @@
 // and saturates: RoundSaturate's arithmetic (quant_common.h), exactly.
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/quant/qlinear_conv_vnni.h"
@@ -106,6 +108,30 @@ void u8s8_conv_8x48__avx512vnni(const VnniConvTile& tile, int vectors, uint8_t* 
     default:
       if constexpr (kVnniVectors >= 6) Tile<kVnniVectors>(tile, out);
       return;
+  }
+}
+
+}  // namespace loom::kernels
+
+namespace loom::kernels {
+
+void StoreKeptPixels__avx512(const uint8_t* tile, int64_t stride, int64_t channels, int64_t q0,
+                             int64_t count, int64_t wph, int64_t out_h, int64_t out_w,
+                             uint8_t* out) {
+  for (int64_t oh = q0 / wph; oh * wph < q0 + count; ++oh) {
+    const int64_t s = std::max(q0, oh * wph);
+    const int64_t e = std::min(q0 + count, oh * wph + out_w);
+    if (s >= e) continue;
+    // Lanes [s - q0, e - q0) of each tile row go to output row oh from
+    // column s - oh * wph; the store's lane 0 sits s - q0 bytes before.
+    const __mmask64 mask = (~uint64_t{0} >> (64 - (e - s))) << (s - q0);
+    const uintptr_t lane0 = reinterpret_cast<uintptr_t>(out + oh * out_w + (s - oh * wph)) -
+                            static_cast<uintptr_t>(s - q0);
+    for (int64_t r = 0; r < channels; ++r) {
+      const __m512i row = _mm512_maskz_loadu_epi8(mask, tile + r * stride);
+      _mm512_mask_storeu_epi8(
+          reinterpret_cast<void*>(lane0 + static_cast<uintptr_t>(r * out_h * out_w)), mask, row);
+    }
   }
 }
 
