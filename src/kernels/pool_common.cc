@@ -112,11 +112,29 @@ RowWindows::RowWindows(const PoolPlan& plan) : g_(plan.geometry) {
   hi = std::max(lo, std::min(hi, out_w));
   scratch_.resize(static_cast<size_t>(hi - lo));
   scratch = scratch_.data();
+
+  // Memoize Prepare where all of a plane's tap rows fit in 1 MiB (an
+  // arbitrary bound: well above 2-D pools, which need rows * kernel[0]).
+  constexpr int64_t kMaxMemoTaps = (int64_t{1} << 20) / sizeof(TapRow);
+  int64_t taps_per_row = 1;
+  for (int i = 0; i < last_; ++i) {
+    if (__builtin_mul_overflow(taps_per_row, g_.kernel[i], &taps_per_row)) return;
+  }
+  int64_t max_taps = 0;
+  if (__builtin_mul_overflow(taps_per_row, plan.rows_per_plane, &max_taps)) return;
+  if (max_taps <= kMaxMemoTaps) memo_.resize(static_cast<size_t>(plan.rows_per_plane));
 }
 
 RowWindows::~RowWindows() = default;
 
 void RowWindows::Prepare(int64_t row) {
+  MemoRow* memo = memo_.empty() ? nullptr : &memo_[static_cast<size_t>(row)];
+  if (memo != nullptr && memo->first >= 0) {
+    taps = memo_taps_.data() + memo->first;
+    num_taps = memo->count;
+    outer_pad_count = memo->outer_pad_count;
+    return;
+  }
   for (int i = last_ - 1; i >= 0; --i) {
     coords_[i] = row % g_.output[i];
     row /= g_.output[i];
@@ -144,6 +162,12 @@ void RowWindows::Prepare(int64_t row) {
   }
   taps = taps_.data();
   num_taps = static_cast<int64_t>(taps_.size());
+  if (memo != nullptr) {
+    memo->first = static_cast<int64_t>(memo_taps_.size());
+    memo->count = num_taps;
+    memo->outer_pad_count = outer_pad_count;
+    memo_taps_.insert(memo_taps_.end(), taps_.begin(), taps_.end());
+  }
 }
 
 const F32PoolKernels& F32PoolKernelsFor(std::string_view op, Isa isa) {

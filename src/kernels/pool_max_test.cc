@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/pool.h"
+#include "kernels/pool_common.h"
 #include "kernels/pool_test_util.h"
 #include "kernels/reference/pool_reference.h"
 #include "loom/errors.h"
@@ -197,6 +198,121 @@ TEST(MaxPool, ModelShapesMatchReferenceBitExactAtEveryThreadCountAndIsa) {
       EXPECT_TRUE(BitwiseEqual(MaxPool(attrs, x, values_only)[0], expected[0]))
           << Shape(c.shape).to_string() << label << " (values only)";
     });
+  }
+}
+
+// int8/uint8 without Indices take the SSE2 block loop for stride 1 and 2
+// (pool_max_bytes_sse2.h): widths that leave partial blocks, even and odd
+// kernels, k = 1, and values over the whole range.
+TEST(MaxPool, BytesValuesOnlyMatchReferenceBitExactAtModelShapes) {
+  struct Case {
+    std::vector<int64_t> shape, kernel, strides, pads;
+  };
+  const std::vector<Case> cases = {
+      {{1, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1, 1, 1}},  // ResNet-18's stem
+      {{2, 16, 35, 35}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 8, 33, 47}, {3, 3}, {2, 2}, {0, 0, 0, 0}},
+      {{1, 4, 9, 101}, {2, 5}, {1, 2}, {0, 2, 1, 2}},
+      {{1, 4, 7, 77}, {3, 4}, {2, 2}, {1, 1, 1, 2}},
+      {{1, 3, 6, 50}, {3, 2}, {1, 2}, {0, 0, 0, 0}},
+      {{1, 5, 17, 67}, {1, 1}, {2, 2}, {0, 0, 0, 0}},
+      {{1, 5, 17, 67}, {3, 1}, {2, 2}, {1, 0, 1, 0}},
+      {{1, 5, 4, 64}, {2, 4}, {1, 1}, {0, 3, 0, 0}},
+      {{1, 2, 3, 31}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 2, 3, 48}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+  };
+  for (const Case& c : cases) {
+    Attributes attrs;
+    attrs.set("kernel_shape", c.kernel).set("strides", c.strides).set("pads", c.pads);
+    for (DType dtype : {DType::kInt8, DType::kUInt8}) {
+      const Tensor x = testing::RandomTensor(dtype, Shape(c.shape), 5, -128, 255);
+      const std::vector<Tensor> expected = MaxPoolReference(attrs, x);
+      ForEachIsaAndThreadCount([&](const KernelContext& ctx, const std::string& label) {
+        KernelContext values_only = ctx;
+        values_only.num_outputs = 1;
+        EXPECT_TRUE(BitwiseEqual(MaxPool(attrs, x, values_only)[0], expected[0]))
+            << Shape(c.shape).to_string() << " " << dtype_name(dtype) << " " << label;
+      });
+    }
+  }
+}
+
+// The extremes of each type, and a window's maximum only at its last tap
+// (last tap row, last column) or only at its first: a dropped tap, a
+// missed sign flip or a saturating split would show.
+TEST(MaxPool, BytesValuesOnlyKeepExtremesAtWindowEdges) {
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{3, 3})
+      .set("strides", std::vector<int64_t>{2, 2})
+      .set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  Attributes stride1 = attrs;
+  stride1.set("strides", std::vector<int64_t>{1, 1});
+  const std::vector<int64_t> dims = {1, 3, 9, 70};
+  const Shape shape(dims);
+  for (DType dtype : {DType::kInt8, DType::kUInt8}) {
+    const int low = dtype == DType::kInt8 ? -128 : 0;
+    const int high = dtype == DType::kInt8 ? 127 : 255;
+    auto set = [&](Tensor& t, int64_t i, int v) {
+      if (dtype == DType::kInt8) {
+        t.data<int8_t>()[i] = static_cast<int8_t>(v);
+      } else {
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+      }
+    };
+    std::vector<Tensor> inputs;
+    // Only the extremes and their neighbours, at random.
+    Tensor mixed(dtype, shape);
+    std::mt19937 rng(11);
+    const int choices[] = {low, low + 1, high - 1, high};
+    for (int64_t i = 0; i < mixed.num_elements(); ++i) set(mixed, i, choices[rng() % 4]);
+    inputs.push_back(mixed);
+    // All `low`, `high` at every 2nd column of every 2nd row: each stride-2
+    // window's maximum is its first or last tap, or at the plane's edges.
+    for (int64_t offset : {0, 1}) {
+      Tensor sparse(dtype, shape);
+      for (int64_t i = 0; i < sparse.num_elements(); ++i) {
+        const int64_t h = (i / dims[3]) % dims[2], w = i % dims[3];
+        set(sparse, i, h % 2 == offset && w % 2 == offset ? high : low);
+      }
+      inputs.push_back(sparse);
+    }
+    for (const Tensor& x : inputs) {
+      for (const Attributes& a : {attrs, stride1}) {
+        const std::vector<Tensor> expected = MaxPoolReference(a, x);
+        ForEachIsaAndThreadCount([&](const KernelContext& ctx, const std::string& label) {
+          KernelContext values_only = ctx;
+          values_only.num_outputs = 1;
+          EXPECT_TRUE(BitwiseEqual(MaxPool(a, x, values_only)[0], expected[0]))
+              << dtype_name(dtype) << " " << label;
+        });
+      }
+    }
+  }
+}
+
+// The 8-bit row kernel reads nothing past the input, whose last row ends
+// the buffer: run on an exact-size heap copy, as a Tensor's buffer is
+// rounded up to 64 bytes and would hide an over-read from AddressSanitizer.
+TEST(MaxPool, BytesValuesOnlyReadNothingPastTheInput) {
+  struct Case {
+    std::vector<int64_t> shape, kernel, strides, pads;
+  };
+  const std::vector<Case> cases = {
+      {{1, 5, 17, 67}, {1, 1}, {2, 2}, {0, 0, 0, 0}}, {{1, 2, 3, 48}, {3, 3}, {2, 2}, {1, 1, 1, 1}},
+      {{1, 2, 3, 49}, {3, 3}, {2, 2}, {1, 1, 1, 1}},  {{1, 3, 9, 35}, {3, 3}, {1, 1}, {1, 1, 1, 1}},
+      {{1, 1, 3, 70}, {2, 4}, {1, 2}, {0, 0, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    Attributes attrs;
+    attrs.set("kernel_shape", c.kernel).set("strides", c.strides).set("pads", c.pads);
+    const Tensor x = testing::RandomTensor(DType::kUInt8, Shape(c.shape), 9, 0, 255);
+    Shape out_shape;
+    const PoolPlan plan = MakePoolPlan("MaxPool", attrs, x, {DType::kUInt8}, &out_shape);
+    const std::vector<uint8_t> exact(x.data<uint8_t>(), x.data<uint8_t>() + x.num_elements());
+    Tensor y(DType::kUInt8, out_shape);
+    max_pool_rows__portable(plan, exact.data(), y.data<uint8_t>(), nullptr, 0,
+                            plan.planes * plan.rows_per_plane);
+    EXPECT_TRUE(BitwiseEqual(y, MaxPoolReference(attrs, x)[0])) << Shape(c.shape).to_string();
   }
 }
 

@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "kernels/pool_common.h"
+#include "kernels/pool_max_bytes_sse2.h"
 
 namespace loom::kernels {
 namespace {
@@ -81,6 +82,26 @@ void MaxWindow(const RowWindows& w, const T* plane, int64_t ow, T* y, int64_t* i
   *index = best_index;
 }
 
+// The same without the index: the window's taps in range are computed up
+// front, so the loop has no per-element checks. Same order, so the same
+// value (an empty window gives LowestValue, as MaxWindow does).
+template <typename T>
+T MaxWindowValue(const RowWindows& w, const T* plane, int64_t ow) {
+  const int64_t start = ow * w.s - w.pb;
+  const int64_t t_begin = start >= 0 ? 0 : (-start + w.d - 1) / w.d;
+  const int64_t in_range = start >= w.in_w ? 0 : (w.in_w - 1 - start) / w.d + 1;
+  const int64_t t_end = in_range < w.k ? in_range : w.k;
+  T best = LowestValue<T>();
+  for (int64_t r = 0; r < w.num_taps; ++r) {
+    const int64_t row = w.taps[r].offset + start;  // may be before the row: index, no pointer
+    for (int64_t t = t_begin; t < t_end; ++t) {
+      const T v = plane[row + t * w.d];
+      best = Takes(v, best) ? v : best;
+    }
+  }
+  return best;
+}
+
 // Interior columns [lo, hi) of one row; y and index point at column lo. The
 // in-plane index is kept in I (int32 when the plane allows) so it has the
 // width of a float lane.
@@ -120,9 +141,11 @@ void MaxRowInterior(const RowWindows& w, const T* plane, T* __restrict y, I* __r
 }
 
 // The same without indices (MaxPool's Indices not wanted): y[j] = max over
-// the window, NaN winning as in Takes.
+// the window, NaN winning as in Takes. int8/uint8 at stride 1 or 2 take
+// the SSE2 loop of pool_max_bytes_sse2.h instead.
 template <typename T, int kStride>
 void MaxRowInteriorValues(const RowWindows& w, const T* plane, T* __restrict y) {
+  if (MaxRowInteriorBytes<T, kStride>(w, plane, y)) return;
   const int64_t s = kStride != 0 ? kStride : w.s;
   const int64_t n = w.hi - w.lo;
   bool first = true;
@@ -159,10 +182,9 @@ void MaxRowsImpl(const PoolPlan& plan, const T* x, T* y, int64_t* indices, int64
         for (int64_t ow = 0; ow < w.out_w; ++ow) out[ow] = LowestValue<T>();
         continue;
       }
-      int64_t unused = 0;
-      for (int64_t ow = 0; ow < w.lo; ++ow) MaxWindow(w, in, ow, &out[ow], &unused);
+      for (int64_t ow = 0; ow < w.lo; ++ow) out[ow] = MaxWindowValue(w, in, ow);
       if (w.hi > w.lo) MaxRowInteriorValues<T, kStride>(w, in, out + w.lo);
-      for (int64_t ow = w.hi; ow < w.out_w; ++ow) MaxWindow(w, in, ow, &out[ow], &unused);
+      for (int64_t ow = w.hi; ow < w.out_w; ++ow) out[ow] = MaxWindowValue(w, in, ow);
       continue;
     }
     int64_t* out_index = indices + row * w.out_w;
