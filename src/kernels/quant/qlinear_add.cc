@@ -160,15 +160,16 @@ std::vector<Tensor> QLinearAddKernel(const KernelContext& ctx, const Attributes&
         auto* span = relu != 0 ? AddSpan<A, B, Y, true> : AddSpan<A, B, Y, false>;
         // The serial loop: span(ap + c * kChunk, ...) for each chunk c in
         // order; chunks write disjoint outputs. One thread runs it inline.
-        threading::ParallelFor(ctx.pool, (count + kChunk - 1) / kChunk,
-                               threading::MemoryBoundCost(3 * count, kNsPerElement * kChunk, kParallelMinBytes),
-                               [&](int64_t begin, int64_t end) {
-                                 for (int64_t c = begin; c < end; ++c) {
-                                   const int64_t offset = c * kChunk;
-                                   span(ap + offset, bp + offset, yp + offset,
-                                        std::min(kChunk, count - offset), params);
-                                 }
-                               });
+        threading::ParallelFor(
+            ctx.pool, (count + kChunk - 1) / kChunk,
+            threading::MemoryBoundCost(3 * count, kNsPerElement * kChunk, kParallelMinBytes),
+            [&](int64_t begin, int64_t end) {
+              for (int64_t c = begin; c < end; ++c) {
+                const int64_t offset = c * kChunk;
+                span(ap + offset, bp + offset, yp + offset, std::min(kChunk, count - offset),
+                     params);
+              }
+            });
       });
     });
   });
