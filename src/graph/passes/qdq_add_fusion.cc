@@ -48,17 +48,7 @@ class QdqAddFuser {
       if (graph_.nodes[i].op_type == "Add") changed = Fuse(i) || changed;
     }
     if (!changed) return false;
-    const GraphIndex after(graph_);
-    for (size_t dq : dequantizers_) {
-      const std::string& output = graph_.nodes[dq].outputs[0];
-      if (!after.consumers(output).empty() || after.is_graph_output(output)) continue;
-      erase_[dq] = true;
-      unused_.insert(unused_.end(), graph_.nodes[dq].inputs.begin() + 1,
-                     graph_.nodes[dq].inputs.end());
-    }
-    EraseNodes(graph_, erase_);
-    RemoveUnusedInitializers(graph_, unused_);
-    DropStaleValueTypes(graph_);
+    FinishQdqRewrite(graph_, erase_, dequantizers_, unused_);
     return true;
   }
 

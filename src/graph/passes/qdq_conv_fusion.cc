@@ -44,6 +44,7 @@
 
 #include "graph/passes/graph_edit.h"
 #include "graph/passes/passes.h"
+#include "graph/passes/qdq_match.h"
 #include "kernels/onnx_dtype.h"
 
 namespace loom::graph {
@@ -99,17 +100,7 @@ class QdqConvFuser {
     if (!changed) return false;
     // A DQ no node reads any more goes, and with it the constants only it
     // read (the bias scale and zero point; wq is QLinearConv's now).
-    const GraphIndex after(graph_);
-    std::vector<std::string> unused;
-    for (size_t dq : dequantizers_) {
-      const std::string& output = graph_.nodes[dq].outputs[0];
-      if (!after.consumers(output).empty() || after.is_graph_output(output)) continue;
-      erase_[dq] = true;
-      unused.insert(unused.end(), graph_.nodes[dq].inputs.begin(), graph_.nodes[dq].inputs.end());
-    }
-    EraseNodes(graph_, erase_);
-    RemoveUnusedInitializers(graph_, unused);
-    DropStaleValueTypes(graph_);
+    FinishQdqRewrite(graph_, erase_, dequantizers_, {});
     return true;
   }
 

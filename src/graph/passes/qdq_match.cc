@@ -72,4 +72,18 @@ std::optional<PerTensorQuant> MatchPerTensorQuantize(const Graph& graph, const N
   return params;
 }
 
+void FinishQdqRewrite(Graph& graph, std::vector<bool>& erase, const std::set<size_t>& dequantizers,
+                      std::vector<std::string> unused) {
+  const GraphIndex after(graph);
+  for (size_t dq : dequantizers) {
+    const std::string& output = graph.nodes[dq].outputs[0];
+    if (!after.consumers(output).empty() || after.is_graph_output(output)) continue;
+    erase[dq] = true;
+    unused.insert(unused.end(), graph.nodes[dq].inputs.begin(), graph.nodes[dq].inputs.end());
+  }
+  EraseNodes(graph, erase);
+  RemoveUnusedInitializers(graph, unused);
+  DropStaleValueTypes(graph);
+}
+
 }  // namespace loom::graph

@@ -1,11 +1,14 @@
-// What the QDQ passes (FuseQdqAdd, DropQdqAroundSelection) match: the
+// What the QDQ passes (FuseQdqConv, FuseQdqAdd, DropQdqAroundSelection)
+// share: the
 // per-tensor DequantizeLinear and QuantizeLinear nodes ONNX Runtime's
 // quantize_static writes around every operator of a QDQ model.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "loom/graph.h"
 
@@ -35,5 +38,12 @@ std::optional<PerTensorQuant> MatchPerTensorDequantize(const Graph& graph, const
 // output_dtype (if set) is the zero point's and whose precision (if set) is
 // float32; nullopt otherwise.
 std::optional<PerTensorQuant> MatchPerTensorQuantize(const Graph& graph, const Node& q);
+
+// The end of a QDQ rewrite: each DQ in `dequantizers` that no node reads
+// any more and that is no graph output is marked in `erase` too, with its
+// inputs added to `unused`; then the marked nodes go, the initializers in
+// `unused` that nothing reads go, and stale value types are dropped.
+void FinishQdqRewrite(Graph& graph, std::vector<bool>& erase, const std::set<size_t>& dequantizers,
+                      std::vector<std::string> unused);
 
 }  // namespace loom::graph
