@@ -56,14 +56,6 @@ const std::set<std::string, std::less<>> kConvAttributes = {"auto_pad",     "dil
 
 bool IsInt8Type(DType dtype) { return dtype == DType::kInt8 || dtype == DType::kUInt8; }
 
-// The constant `value` when it has one element of `dtype` (a per-tensor
-// scale or zero point), else null.
-const Tensor* OneElementConstant(const Graph& graph, const std::string& value, DType dtype) {
-  const Tensor* t = FindConstant(graph, value);
-  if (t == nullptr || t->dtype() != dtype || t->num_elements() != 1) return nullptr;
-  return t;
-}
-
 // Whether every element of the int32 constant is zero.
 bool AllZero(const Tensor& t) {
   for (int64_t i = 0; i < t.num_elements(); ++i) {
@@ -130,16 +122,11 @@ class QdqConvFuser {
 
   // The per-tensor activation DQ: fills xq, x_scale and x_zp.
   bool MatchInput(const Node& dq, QuantizedConv& q) const {
-    const Tensor* zp = FindConstant(graph_, ZeroPoint(dq));
-    if (OneElementConstant(graph_, dq.inputs[1], DType::kFloat32) == nullptr || zp == nullptr ||
-        zp->num_elements() != 1 || !IsInt8Type(zp->dtype())) {
-      return false;
-    }
-    const std::optional<TensorType> x = KnownType(graph_, dq.inputs[0]);
-    if (!x || x->dtype != zp->dtype()) return false;
+    const std::optional<PerTensorQuant> p = MatchPerTensorDequantize(graph_, dq);
+    if (!p) return false;
     q.xq = dq.inputs[0];
-    q.x_scale = dq.inputs[1];
-    q.x_zp = ZeroPoint(dq);
+    q.x_scale = p->scale;
+    q.x_zp = p->zero_point;
     return true;
   }
 
@@ -206,26 +193,10 @@ class QdqConvFuser {
 
   // The QuantizeLinear reading the Conv's output: fills y_scale and y_zp.
   bool MatchOutput(const Node& quant, const std::string& y, QuantizedConv& q) const {
-    if (quant.op_type != "QuantizeLinear" || quant.inputs.size() != 3 || quant.inputs[0] != y ||
-        quant.outputs.size() != 1 || quant.attributes.get_int("block_size", 0) != 0) {
-      return false;
-    }
-    const Tensor* zp = FindConstant(graph_, quant.inputs[2]);
-    if (OneElementConstant(graph_, quant.inputs[1], DType::kFloat32) == nullptr || zp == nullptr ||
-        zp->num_elements() != 1 || !IsInt8Type(zp->dtype())) {
-      return false;
-    }
-    const int64_t output_dtype = quant.attributes.get_int("output_dtype", 0);
-    if (output_dtype != 0 && kernels::DTypeFromOnnxDataType(output_dtype) != zp->dtype()) {
-      return false;
-    }
-    // A float16/bfloat16 division would round differently from QLinearConv.
-    const int64_t precision = quant.attributes.get_int("precision", 0);
-    if (precision != 0 && kernels::DTypeFromOnnxDataType(precision) != DType::kFloat32) {
-      return false;
-    }
-    q.y_scale = quant.inputs[1];
-    q.y_zp = quant.inputs[2];
+    const std::optional<PerTensorQuant> p = MatchPerTensorQuantize(graph_, quant);
+    if (!p || quant.inputs[0] != y) return false;
+    q.y_scale = p->scale;
+    q.y_zp = p->zero_point;
     return true;
   }
 

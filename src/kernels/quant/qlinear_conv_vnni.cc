@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/aligned_buffer.h"
@@ -35,6 +36,17 @@ constexpr double kNsPerAmxMac = 0.0005;
 // about one a cycle; the copy of x ~0.25 ns a byte.
 constexpr double kNsPerMac = 0.003;
 constexpr double kNsPerCopiedByte = 0.25;
+
+// The phase-grid columns [j_lo, j_hi) of column phase b whose source
+// column sw * j + b - left lies in the input's [0, w); the others are
+// padding.
+std::pair<int64_t, int64_t> SourceColumns(int64_t w, int64_t left, int64_t b, int64_t sw,
+                                          int64_t wph) {
+  const int64_t j_lo = std::max<int64_t>(0, (left - b + sw - 1) / sw);
+  const int64_t last = w - 1 + left - b;  // j_hi's numerator, may be negative
+  const int64_t j_hi = last < 0 ? j_lo : std::clamp<int64_t>(last / sw + 1, j_lo, wph);
+  return {j_lo, j_hi};
+}
 
 inline __m128i LoadBytes(const uint8_t* p) {
   return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -296,9 +308,7 @@ class PreparedVnniConv : public PreparedKernel {
                  const PhaseGrid& grid, int64_t a, int64_t b, int64_t quad, uint32_t* dst) const {
     const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
     // Columns j whose source column sw * j + b - left lies in [0, w).
-    const int64_t j_lo = std::max<int64_t>(0, (left - b + grid.sw - 1) / grid.sw);
-    const int64_t last = w - 1 + left - b;  // j_hi's numerator, may be negative
-    const int64_t j_hi = last < 0 ? j_lo : std::clamp<int64_t>(last / grid.sw + 1, j_lo, grid.wph);
+    const auto [j_lo, j_hi] = SourceColumns(w, left, b, grid.sw, grid.wph);
     const __m128i flip = _mm_set1_epi8(static_cast<char>(flip_));
     const __m128i pad = _mm_set1_epi8(static_cast<char>(x_zero_));
     for (int64_t i = 0; i < grid.hph; ++i) {
@@ -474,9 +484,7 @@ class PreparedVnniConv : public PreparedKernel {
     const int64_t r = sh * i + a - g.pad_begin[0];
     if (r < 0 || r >= h) return;
     const int64_t left = g.pad_begin[1];
-    const int64_t j_lo = std::max<int64_t>(0, (left - b + sw - 1) / sw);
-    const int64_t last = w - 1 + left - b;  // j_hi's numerator, may be negative
-    const int64_t j_hi = last < 0 ? j_lo : std::clamp<int64_t>(last / sw + 1, j_lo, wph);
+    const auto [j_lo, j_hi] = SourceColumns(w, left, b, sw, wph);
     const int64_t shift = b - left;  // source column = sw * j + shift
     const __m128i flip = _mm_set1_epi8(static_cast<char>(flip_));
     const int64_t vector_end = sw == 1 ? j_hi : sw == 2 ? std::min(j_hi, (w - shift - 1) / 2) : 0;

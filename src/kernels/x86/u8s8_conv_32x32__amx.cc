@@ -13,6 +13,7 @@
 
 #include "kernels/quant/byte_transpose.h"
 #include "kernels/quant/qlinear_conv_vnni.h"
+#include "kernels/x86/requantize16__avx512.h"
 
 // GCC 12 warns inside its own AVX-512 conversion intrinsics, whose "undefined"
 // pass-through operand is an uninitialized variable by design.
@@ -115,17 +116,7 @@ void u8s8_conv_32x32__amx(const AmxConvTile& t, uint8_t* out) {
                              _mm512_loadu_pd(t.multiplier + 16 * v + 8)};
     for (int p = 0; p < 32; ++p) {
       const __m512i s = _mm512_add_epi32(_mm512_load_si512(&sums[p][16 * v]), bias);
-      const __m512d half[2] = {_mm512_cvtepi32_pd(_mm512_castsi512_si256(s)),
-                               _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1))};
-      __m256i ints[2];
-      for (int h = 0; h < 2; ++h) {
-        __m512d r = _mm512_roundscale_pd(_mm512_mul_pd(half[h], mult[h]),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        r = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(r, zero_point), lo), hi);
-        ints[h] = _mm512_cvtpd_epi32(r);
-      }
-      q[v][p] =
-          _mm512_cvtepi32_epi8(_mm512_inserti64x4(_mm512_castsi256_si512(ints[0]), ints[1], 1));
+      q[v][p] = x86::Requantize16(s, mult, zero_point, lo, hi);
     }
   }
   // [pixel][channel] -> out[channel][pixel], in 16 x 16 blocks.

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "kernels/quant/qlinear_conv_vnni.h"
+#include "kernels/x86/requantize16__avx512.h"
 
 // GCC 12 warns inside its own AVX-512 conversion intrinsics, whose "undefined"
 // pass-through operand is an uninitialized variable by design.
@@ -65,22 +66,12 @@ __attribute__((always_inline)) inline void Tile(const VnniConvTile& t, uint8_t* 
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     const __m512i bias = _mm512_set1_epi32(t.bias[r]);
-    const __m512d mult = _mm512_set1_pd(t.multiplier[r]);
+    const __m512d mult[2] = {_mm512_set1_pd(t.multiplier[r]), _mm512_set1_pd(t.multiplier[r])};
 #pragma GCC unroll 6
     for (int v = 0; v < V; ++v) {
-      const __m512i sums = _mm512_add_epi32(acc[r][v], bias);
-      __m512d half[2] = {_mm512_cvtepi32_pd(_mm512_castsi512_si256(sums)),
-                         _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(sums, 1))};
-      __m256i ints[2];
-      for (int h = 0; h < 2; ++h) {
-        __m512d q = _mm512_roundscale_pd(_mm512_mul_pd(half[h], mult),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q = _mm512_min_pd(_mm512_max_pd(_mm512_add_pd(q, zero_point), lo), hi);
-        ints[h] = _mm512_cvtpd_epi32(q);
-      }
-      const __m512i all = _mm512_inserti64x4(_mm512_castsi256_si512(ints[0]), ints[1], 1);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * kOutStride + 16 * v),
-                       _mm512_cvtepi32_epi8(all));
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i*>(out + r * kOutStride + 16 * v),
+          x86::Requantize16(_mm512_add_epi32(acc[r][v], bias), mult, zero_point, lo, hi));
     }
   }
 }
