@@ -34,9 +34,29 @@ struct BiasActivationEpilogue {
   }
 };
 
-// float32 MatMul: one GEMM when A's batch folds into M, else one per batch.
-// Many small batches (attention heads) run one GEMM per thread instead of
-// splitting each tiny GEMM across the pool.
+// Row chunks per batch for a batched product (B has batch dimensions):
+// the fewest that give `threads` an even share of batches x chunks (units a
+// multiple of the thread count, or at least four per thread), with every
+// chunk at least kMinChunkRows rows. More rows than any few-row threshold
+// keep every chunk on the packed GEMM path, whose bits do not depend on how
+// rows are split, so the result is the same for every thread count.
+constexpr int64_t kMinChunkRows = 64;
+int64_t RowChunks(int64_t batches, int64_t m, int threads) {
+  const int64_t most = std::max<int64_t>(1, m / kMinChunkRows);
+  int64_t chunks = 1;
+  auto balanced = [&] {
+    const int64_t units = batches * chunks;
+    return units % threads == 0 || units >= 4 * threads;
+  };
+  while (chunks < most && !balanced()) ++chunks;
+  return chunks;
+}
+
+// float32 MatMul: one GEMM when A's batch folds into M (B has no batch),
+// else units of (batch, row chunk), each one GEMM on one thread: attention's
+// 12 heads of 128 x 64 x 128 took one fork-join per head when each GEMM was
+// split over the pool, and ran slower at two threads than at one. Only when
+// there are fewer units than threads does each unit's GEMM fork again.
 Tensor F32MatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b,
                  const PackedGemmMatrix* packed_b, GemmEpilogue epilogue = {}) {
   const MatMulShapes s = ResolveMatMulShapes("MatMul", a.shape(), b.shape());
@@ -58,22 +78,25 @@ Tensor F32MatMul(const KernelContext& ctx, const Tensor& a, const Tensor& b,
     f32_gemm(g, ctx.pool, ctx.isa);
     return y;
   }
-  g.m = s.m;
   const int64_t batches = static_cast<int64_t>(s.a_offset.size());
-  const double flops = 2.0 * static_cast<double>(s.m * s.n * s.k);
-  // Below ~1 MFLOP a GEMM is too small to split well; give each thread
-  // whole batches instead (~40 flop/ns, the GEMM's own cost guess).
-  const bool whole_batches = flops < 1e6 && batches > 1;
-  threading::ParallelFor(whole_batches ? ctx.pool : nullptr, batches, flops / 40,
-                         [&](int64_t begin, int64_t end) {
-                           for (int64_t i = begin; i < end; ++i) {
-                             GemmArgs one = g;
-                             one.a = a.data<float>() + s.a_offset[static_cast<size_t>(i)];
-                             one.b = b.data<float>() + s.b_offset[static_cast<size_t>(i)];
-                             one.c = y.data<float>() + i * s.m * s.n;
-                             f32_gemm(one, whole_batches ? nullptr : ctx.pool, ctx.isa);
-                           }
-                         });
+  const int threads = threading::MaxParallelism(ctx.pool);
+  const int64_t chunks = RowChunks(batches, s.m, threads);
+  const int64_t units = batches * chunks;
+  threading::ThreadPool* inner_pool = units < threads ? ctx.pool : nullptr;
+  const double unit_flops =
+      2.0 * static_cast<double>(s.m * s.n * s.k) / static_cast<double>(chunks);
+  threading::ParallelFor(ctx.pool, units, unit_flops / 40, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t batch = unit / chunks, chunk = unit % chunks;
+      const int64_t row0 = s.m * chunk / chunks, row1 = s.m * (chunk + 1) / chunks;
+      GemmArgs one = g;
+      one.m = row1 - row0;
+      one.a = a.data<float>() + s.a_offset[static_cast<size_t>(batch)] + row0 * s.k;
+      one.b = b.data<float>() + s.b_offset[static_cast<size_t>(batch)];
+      one.c = y.data<float>() + (batch * s.m + row0) * s.n;
+      f32_gemm(one, inner_pool, ctx.isa);
+    }
+  });
   return y;
 }
 

@@ -104,6 +104,48 @@ TEST(MatMul, BitExactAcrossThreadCounts) {
   }
 }
 
+// B with batch dimensions runs as units of (batch, row chunk), chunked
+// by the thread count: 1 or 3 batches of 200 rows (1-3 chunks), 12 heads
+// of 128 x 64 x 128 (attention's shape), and 2 batches of 20 rows (never
+// chunked, fewer units than threads): the same bits at every thread count
+// and each ISA, and within float rounding of a double-precision loop.
+TEST(MatMul, BatchedBIsBitExactAcrossThreadCountsAndMatchesDoubleSums) {
+  struct Case {
+    Ints a, b;
+  };
+  const Case cases[] = {{{1, 200, 70}, {1, 70, 45}},
+                        {{3, 200, 70}, {3, 70, 45}},
+                        {{12, 128, 64}, {12, 64, 128}},
+                        {{2, 20, 33}, {2, 33, 17}}};
+  int seed = 40;
+  for (const Case& c : cases) {
+    const Tensor a = RandomTensor(DType::kFloat32, Shape(c.a), seed++);
+    const Tensor b = RandomTensor(DType::kFloat32, Shape(c.b), seed++);
+    const int64_t batches = c.a[0], m = c.a[1], k = c.a[2], n = c.b[2];
+    for (Isa isa : SupportedIsas()) {
+      auto one = PoolWithThreads(1);
+      const Tensor first = CallKernel(MatMulKernel, {one.get(), isa}, {}, {&a, &b})[0];
+      for (int64_t i = 0; i < batches * m; i += 7) {
+        const int64_t batch = i / m;
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            sum += static_cast<double>(a.data<float>()[i * k + p]) *
+                   b.data<float>()[(batch * k + p) * n + j];
+          }
+          ASSERT_NEAR(first.data<float>()[i * n + j], sum, 1e-4 * k) << IsaName(isa);
+        }
+      }
+      for (int threads : {2, 3, 7}) {
+        auto pool = PoolWithThreads(threads);
+        EXPECT_TRUE(testing::BitwiseEqual(
+            CallKernel(MatMulKernel, {pool.get(), isa}, {}, {&a, &b})[0], first))
+            << IsaName(isa) << " threads " << threads << " a " << Shape(c.a).to_string();
+      }
+    }
+  }
+}
+
 TEST(MatMul, BadShapesAndDtypesAreClearErrors) {
   const Tensor a(DType::kFloat32, {2, 3});
   const Tensor b(DType::kFloat32, {4, 5});
