@@ -1,7 +1,7 @@
 // ApplyActivation and the float32 vector math against the double-precision
 // reference: dense sweeps that measure the approximation errors quoted in
-// x86/f32_activation__avx2_fma.cc, special values, and tails shorter than
-// a vector.
+// x86/vector_math_impl.h, special values, tails shorter than a vector, and
+// the AVX-512 row against the AVX2 row bit for bit.
 #include "kernels/activation.h"
 
 #include <gtest/gtest.h>
@@ -89,6 +89,52 @@ TEST(Activation, TailsAndEmptyInput) {
       ApplyActivation({ActivationKind::kRelu}, data.data(), n, isa);
       for (int64_t i = 0; i < n; ++i) EXPECT_EQ(data[i], 0.0f);
       EXPECT_EQ(data.back(), 123.0f) << "n=" << n << " wrote past the end";
+    }
+  }
+}
+
+// The AVX-512 row runs the AVX2 row's operations on 16 lanes: the same
+// bits for every function, over every 4093rd float bit pattern (NaNs,
+// infinities and subnormals among them), a dense sweep of [-20, 20), and
+// every length up to 40 (whole vectors of both widths plus each tail).
+TEST(VectorMath, Avx512GivesTheAvx2Bits) {
+  if (!IsaSupported(Isa::kAvx512f)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  std::vector<float> xs;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 4093) {
+    xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  }
+  for (int i = 0; i < 100000; ++i) xs.push_back(-20.0f + 4e-4f * static_cast<float>(i));
+  const int64_t n = static_cast<int64_t>(xs.size());
+  const F32MathKernels& avx2 = F32MathFor(Isa::kAvx2Fma);
+  const F32MathKernels& avx512 = F32MathFor(Isa::kAvx512f);
+  ASSERT_NE(avx2.activation, avx512.activation);
+  auto expect_same = [&](auto run2, auto run512, const std::string& what) {
+    for (int64_t len : {n, int64_t{1}, int64_t{7}, int64_t{8}, int64_t{15}, int64_t{16},
+                        int64_t{17}, int64_t{31}, int64_t{33}, int64_t{40}}) {
+      std::vector<float> y2(static_cast<size_t>(len)), y512(static_cast<size_t>(len));
+      const float* x = xs.data() + (len == n ? 0 : 70000);
+      run2(x, y2.data(), len);
+      run512(x, y512.data(), len);
+      for (int64_t i = 0; i < len; ++i) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(y2[static_cast<size_t>(i)]),
+                  std::bit_cast<uint32_t>(y512[static_cast<size_t>(i)]))
+            << what << " x " << x[i] << " length " << len;
+      }
+    }
+  };
+  const std::pair<F32UnaryFn F32MathKernels::*, const char*> unary[] = {
+      {&F32MathKernels::exp, "exp"},
+      {&F32MathKernels::log, "log"},
+      {&F32MathKernels::erf, "erf"},
+      {&F32MathKernels::floor, "floor"},
+      {&F32MathKernels::ceil, "ceil"}};
+  for (const auto& [fn, name] : unary) expect_same(avx2.*fn, avx512.*fn, name);
+  for (int kind = 0; kind <= static_cast<int>(ActivationKind::kGelu); ++kind) {
+    for (bool gelu_tanh : {false, true}) {
+      Activation a{static_cast<ActivationKind>(kind), 0.2f, 0.6f, gelu_tanh};
+      expect_same([&](const float* x, float* y, int64_t len) { avx2.activation(a, x, y, len); },
+                  [&](const float* x, float* y, int64_t len) { avx512.activation(a, x, y, len); },
+                  std::string(ActivationName(a.kind)) + (gelu_tanh ? " (tanh form)" : ""));
     }
   }
 }

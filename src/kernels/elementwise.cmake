@@ -4,9 +4,12 @@
 add_library(loom_kernels_activation STATIC
   activation.cc
   x86/f32_activation__avx2_fma.cc
+  x86/f32_activation__avx512f.cc
 )
 set_source_files_properties(x86/f32_activation__avx2_fma.cc
   PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+set_source_files_properties(x86/f32_activation__avx512f.cc
+  PROPERTIES COMPILE_OPTIONS "-mavx512f")
 target_link_libraries(loom_kernels_activation PUBLIC loom_kernels_core PRIVATE loom_warnings)
 
 add_library(loom_kernels_elementwise STATIC

@@ -5,8 +5,9 @@
 //   F32MathFor(isa).exp(x, y, n);   // for i < n: y[i] = exp(x[i])
 //
 // x and y may be the same array (in place) but must not otherwise overlap.
-// The portable row calls std:: functions; the AVX2+FMA row uses polynomial
-// approximations whose errors are listed in x86/f32_activation__avx2_fma.cc.
+// The portable row calls std:: functions; the AVX2+FMA and AVX-512 rows use
+// one set of polynomial approximations (x86/vector_math_impl.h, which lists
+// their errors) and give the same bits.
 // None of them parallelize; callers run them inside their own shards.
 #pragma once
 
@@ -48,5 +49,12 @@ void f32_log__avx2_fma(const float* x, float* y, int64_t n);
 void f32_erf__avx2_fma(const float* x, float* y, int64_t n);
 void f32_floor__avx2_fma(const float* x, float* y, int64_t n);
 void f32_ceil__avx2_fma(const float* x, float* y, int64_t n);
+
+void f32_activation__avx512f(const Activation& activation, const float* x, float* y, int64_t n);
+void f32_exp__avx512f(const float* x, float* y, int64_t n);
+void f32_log__avx512f(const float* x, float* y, int64_t n);
+void f32_erf__avx512f(const float* x, float* y, int64_t n);
+void f32_floor__avx512f(const float* x, float* y, int64_t n);
+void f32_ceil__avx512f(const float* x, float* y, int64_t n);
 
 }  // namespace loom::kernels
