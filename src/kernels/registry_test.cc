@@ -46,8 +46,8 @@ TEST(Registry, PrepareStagesBindConstantWeightsOnly) {
   for (const KernelRegistration& r : KernelRegistry()) {
     if (r.prepare != nullptr) with_prepare.emplace_back(r.op);
   }
-  EXPECT_EQ(with_prepare, (std::vector<std::string>{"Conv", "FusedMatMul", "Gemm", "MatMul",
-                                                    "NchwcConv", "QLinearConv"}));
+  EXPECT_EQ(with_prepare, (std::vector<std::string>{"Conv", "FusedMatMul", "GRU", "Gemm", "LSTM",
+                                                    "MatMul", "NchwcConv", "QLinearConv", "RNN"}));
 
   const Tensor w = testing::RandomTensor(DType::kFloat32, Shape({4, 3, 3, 3}), 1);
   const Attributes attrs;

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "kernels/activation.h"
 #include "kernels/elementwise_common.h"
@@ -97,32 +99,66 @@ void Gemm(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, const float
 }
 
 // A recurrent weight R[d] rows [row0, row0 + n) ([n, hidden]) transposed
-// to [hidden, n], and packed for the step GEMMs when there is more than one
-// step to amortize the packing and more rows than SGEMM's few-row path
-// takes with B prepacked (4, gemm.cc), which streams the unpacked B.
+// to [hidden, n], and, with `pack`, packed for the step GEMMs. The packed
+// form serves only above SGEMM's few-row path (4 rows with B prepacked,
+// gemm.cc), which streams the unpacked B.
 constexpr int64_t kFewRowsWithPackedB = 4;
 struct RecurrentWeight {
   Tensor transposed;
   std::optional<PackedGemmMatrix> packed;
 
-  RecurrentWeight(const KernelContext& ctx, const float* r, int64_t row0, int64_t n, int64_t hidden,
-                  int64_t steps, int64_t rows)
+  RecurrentWeight(Isa isa, const float* r, int64_t row0, int64_t n, int64_t hidden, bool pack)
       : transposed(Tensor::uninitialized(DType::kFloat32, Shape({hidden, n}))) {
     float* t = transposed.data<float>();
     for (int64_t row = 0; row < n; ++row) {
       for (int64_t k = 0; k < hidden; ++k) t[k * n + row] = r[(row0 + row) * hidden + k];
     }
-    if (steps > 1 && rows > kFewRowsWithPackedB && hidden > 0 && n > 0) {
+    if (pack && hidden > 0 && n > 0) {
       GemmArgs args;
       args.k = hidden;
       args.n = n;
       args.b = t;
       args.ldb = n;
-      packed.emplace(PackedGemmMatrix::PackB(args, ctx.isa));
+      packed.emplace(PackedGemmMatrix::PackB(args, isa));
     }
   }
-  const PackedGemmMatrix* packed_or_null() const { return packed ? &*packed : nullptr; }
+  // The packed form for step GEMMs of `rows` rows, or null.
+  const PackedGemmMatrix* packed_for(int64_t rows) const {
+    return packed && rows > kFewRowsWithPackedB ? &*packed : nullptr;
+  }
 };
+
+// One direction's weights in the forms its run reads: R transposed (GRU
+// without linear_before_reset: [Rz; Rr] and Rh apart) and packed, and W
+// packed as the projection GEMM's B (op(B) = W^T). Built per run from the
+// inputs, or once by the prepare stage when W and R are constants.
+struct DirectionWeights {
+  RecurrentWeight r_main;
+  std::optional<RecurrentWeight> r_h;
+  std::optional<PackedGemmMatrix> w_packed;
+};
+
+// `pack_r`: pack R for the step GEMMs; `pack_w`: pack W for the projection.
+DirectionWeights MakeDirectionWeights(Isa isa, CellKind cell, bool linear_before_reset,
+                                      const float* w, const float* r, int64_t ni, int64_t nh,
+                                      bool pack_r, bool pack_w) {
+  const int64_t gh = recurrent::GateCount(cell) * nh;
+  const bool gru_split = cell == CellKind::kGru && !linear_before_reset;
+  const int64_t first_n = gru_split ? 2 * nh : gh;
+  DirectionWeights weights{RecurrentWeight(isa, r, 0, first_n, nh, pack_r), std::nullopt,
+                           std::nullopt};
+  if (gru_split) weights.r_h.emplace(isa, r, 2 * nh, nh, nh, pack_r);
+  if (pack_w && ni > 0 && gh > 0) {
+    GemmArgs args;
+    args.k = ni;
+    args.n = gh;
+    args.b = w;
+    args.ldb = ni;
+    args.transpose_b = true;
+    weights.w_packed.emplace(PackedGemmMatrix::PackB(args, isa));
+  }
+  return weights;
+}
 
 struct DirectionOutputs {
   float* y;
@@ -130,8 +166,10 @@ struct DirectionOutputs {
   float* y_c;  // LSTM only
 };
 
+// `prepared`: this direction's weights from the prepare stage, or null
+// (built here).
 void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
-                  const DirectionOutputs& out) {
+                  const DirectionOutputs& out, const DirectionWeights* prepared) {
   const int64_t nh = p.hidden, ni = p.input_size, batch = p.batch, seq = p.seq;
   const int64_t gh = p.gates() * nh;
   const bool lstm = p.cell == CellKind::kLstm;
@@ -158,6 +196,20 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
   }
   const float* peep = p.p_input ? p.p_input->data<float>() + d * 3 * nh : nullptr;
 
+  const int64_t max_len = *std::max_element(p.lengths.begin(), p.lengths.end());
+  // GRU without linear_before_reset multiplies r into H before the h
+  // gate's GEMM, so its R is split: [Rz; Rr] and Rh.
+  const int64_t first_n = gru_split ? 2 * nh : gh;
+  std::optional<DirectionWeights> own_weights;
+  if (prepared == nullptr) {
+    // R packed when more than one step amortizes it; W as the GEMM packs it.
+    own_weights.emplace(MakeDirectionWeights(ctx.isa, p.cell, p.linear_before_reset, w, r, ni, nh,
+                                             max_len > 1 && batch > kFewRowsWithPackedB, false));
+  }
+  const DirectionWeights& weights = prepared != nullptr ? *prepared : *own_weights;
+  const RecurrentWeight& r_main = weights.r_main;
+  const RecurrentWeight* r_h = weights.r_h ? &*weights.r_h : nullptr;
+
   // P = X W^T for every (t, b), rows in X's order.
   Tensor projection = Tensor::uninitialized(DType::kFloat32, Shape({seq * batch, gh}));
   if (seq > 0) {
@@ -170,19 +222,12 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
     args.b = w;
     args.ldb = std::max<int64_t>(ni, 1);
     args.transpose_b = true;
+    args.packed_b = weights.w_packed ? &*weights.w_packed : nullptr;
     args.c = projection.data<float>();
     args.ldc = gh;
     f32_gemm(args, ctx.pool, ctx.isa);
   }
   const float* proj = projection.data<float>();
-
-  const int64_t max_len = *std::max_element(p.lengths.begin(), p.lengths.end());
-  // GRU without linear_before_reset multiplies r into H before the h
-  // gate's GEMM, so its R is split: [Rz; Rr] and Rh.
-  const int64_t first_n = gru_split ? 2 * nh : gh;
-  const RecurrentWeight r_main(ctx, r, 0, first_n, nh, max_len, batch);
-  std::optional<RecurrentWeight> r_h;
-  if (gru_split) r_h.emplace(ctx, r, 2 * nh, nh, nh, max_len, batch);
 
   // Rows of the step GEMMs: three rows go to SGEMM's few-row path as a
   // group of two and one, reading R twice; a zero fourth row makes it one
@@ -228,7 +273,7 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
       });
     };
     float* rec_data = rec.data<float>();
-    Gemm(ctx, gemm_rows, first_n, nh, h, r_main.transposed.data<float>(), r_main.packed_or_null(),
+    Gemm(ctx, gemm_rows, first_n, nh, h, r_main.transposed.data<float>(), r_main.packed_for(batch),
          rec_data, bias.data());
 
     if (p.cell == CellKind::kRnn) {
@@ -288,7 +333,7 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
         for (int64_t j = 0; j < n; ++j) rh[b * nh + j0 + j] = rg[j] * hb[j];
       });
       float* rec2 = rec_h.data<float>();
-      Gemm(ctx, gemm_rows, nh, nh, rh, r_h->transposed.data<float>(), r_h->packed_or_null(), rec2,
+      Gemm(ctx, gemm_rows, nh, nh, rh, r_h->transposed.data<float>(), r_h->packed_for(batch), rec2,
            bias.data() + 2 * nh);
       for_each_unit([&](int64_t b, int64_t t, const float* px, int64_t j0, int64_t n) {
         float cand[kBlock];
@@ -352,9 +397,25 @@ void RunDirection(const KernelContext& ctx, const RecurrentProblem& p, int d,
   }
 }
 
+// Every direction's weights, prepared once from constant W and R.
+struct PreparedWeights {
+  int64_t directions, gates_hidden, input_size, hidden;
+  std::vector<DirectionWeights> per_direction;
+  // Whether they were made for this problem's weight shapes.
+  bool Fits(const RecurrentProblem& p) const {
+    return p.num_directions == directions && p.gates() * p.hidden == gates_hidden &&
+           p.input_size == input_size && p.hidden == hidden;
+  }
+};
+
 std::vector<Tensor> RunRecurrentF32(CellKind cell, const KernelContext& ctx,
-                                    const Attributes& attrs, KernelInputs inputs) {
+                                    const Attributes& attrs, KernelInputs inputs,
+                                    const PreparedWeights* prepared = nullptr) {
   const RecurrentProblem p = recurrent::ParseRecurrent(cell, attrs, inputs);
+  if (prepared != nullptr && !prepared->Fits(p)) prepared = nullptr;
+  auto weights_of = [&](int64_t d) {
+    return prepared != nullptr ? &prepared->per_direction[static_cast<size_t>(d)] : nullptr;
+  };
   const bool lstm = cell == CellKind::kLstm;
   // Y is zero past each sequence's length: zero-filled when some sequence
   // is shorter, else every element is written.
@@ -385,10 +446,12 @@ std::vector<Tensor> RunRecurrentF32(CellKind cell, const KernelContext& ctx,
           (step_flops + 2.0 * static_cast<double>(p.batch * p.input_size * p.gates() * p.hidden)) /
           kRecurrentFlopsPerNs;
       threading::ParallelFor(ctx.pool, 2, direction_ns, [&](int64_t begin, int64_t end) {
-        for (int64_t d = begin; d < end; ++d) RunDirection(inline_ctx, p, static_cast<int>(d), out);
+        for (int64_t d = begin; d < end; ++d) {
+          RunDirection(inline_ctx, p, static_cast<int>(d), out, weights_of(d));
+        }
       });
     } else {
-      for (int d = 0; d < p.num_directions; ++d) RunDirection(ctx, p, d, out);
+      for (int d = 0; d < p.num_directions; ++d) RunDirection(ctx, p, d, out, weights_of(d));
     }
   }
   if (lstm) return {y, y_h, y_c};
@@ -429,7 +492,68 @@ std::vector<Tensor> RunRecurrent(CellKind cell, const KernelContext& ctx, const 
   return outputs;
 }
 
+// The prepare stage's kernel: the run of RunRecurrentF32 with the weights
+// of `prepared` (float32 X; other dtypes take the plain path, which widens
+// them).
+class PreparedRecurrentKernel : public PreparedKernel {
+ public:
+  PreparedRecurrentKernel(CellKind cell, Attributes attrs, PreparedWeights weights)
+      : cell_(cell), attrs_(std::move(attrs)), weights_(std::move(weights)) {}
+  std::vector<Tensor> Run(const KernelContext& ctx, KernelInputs inputs) const override {
+    const Tensor* x = inputs.empty() ? nullptr : inputs[0];
+    if (x == nullptr || x->dtype() != DType::kFloat32) {
+      return RunRecurrent(cell_, ctx, attrs_, inputs);
+    }
+    return RunRecurrentF32(cell_, ctx, attrs_, inputs, &weights_);
+  }
+  const char* kind() const override { return "prepared recurrent"; }
+
+ private:
+  CellKind cell_;
+  Attributes attrs_;
+  PreparedWeights weights_;
+};
+
+// W (input 1) and R (input 2) constant float32 of consistent shapes:
+// transposes and packs them once. Anything else leaves the run to build
+// them (and to report what is wrong).
+std::unique_ptr<PreparedKernel> PrepareRecurrent(CellKind cell, const PrepareArgs& args) {
+  const Tensor* w = args.constant(1);
+  const Tensor* r = args.constant(2);
+  if (w == nullptr || r == nullptr || w->dtype() != DType::kFloat32 ||
+      r->dtype() != DType::kFloat32 || w->shape().rank() != 3 || r->shape().rank() != 3) {
+    return nullptr;
+  }
+  const int64_t directions = w->shape().dim(0), gh = w->shape().dim(1), ni = w->shape().dim(2);
+  const int64_t nh = r->shape().dim(2);
+  const int gates = recurrent::GateCount(cell);
+  if (directions < 1 || directions > 2 || nh <= 0 || gh != gates * nh ||
+      r->shape().dim(0) != directions || r->shape().dim(1) != gh) {
+    return nullptr;
+  }
+  const bool linear_before_reset =
+      cell == CellKind::kGru && args.attrs.get_int("linear_before_reset", 0) != 0;
+  PreparedWeights weights{directions, gh, ni, nh, {}};
+  for (int64_t d = 0; d < directions; ++d) {
+    weights.per_direction.push_back(MakeDirectionWeights(args.isa, cell, linear_before_reset,
+                                                         w->data<float>() + d * gh * ni,
+                                                         r->data<float>() + d * gh * nh, ni, nh,
+                                                         /*pack_r=*/true, /*pack_w=*/true));
+  }
+  return std::make_unique<PreparedRecurrentKernel>(cell, args.attrs, std::move(weights));
+}
+
 }  // namespace
+
+std::unique_ptr<PreparedKernel> PrepareRnn(const PrepareArgs& args) {
+  return PrepareRecurrent(CellKind::kRnn, args);
+}
+std::unique_ptr<PreparedKernel> PrepareGru(const PrepareArgs& args) {
+  return PrepareRecurrent(CellKind::kGru, args);
+}
+std::unique_ptr<PreparedKernel> PrepareLstm(const PrepareArgs& args) {
+  return PrepareRecurrent(CellKind::kLstm, args);
+}
 
 std::vector<Tensor> RnnKernel(const KernelContext& ctx, const Attributes& attrs,
                               KernelInputs inputs) {

@@ -29,6 +29,7 @@
 // or attribute; an activation name outside ONNX's list "is not supported".
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "kernels/op_kernel.h"
@@ -41,5 +42,15 @@ std::vector<Tensor> GruKernel(const KernelContext& ctx, const Attributes& attrs,
                               KernelInputs inputs);
 std::vector<Tensor> LstmKernel(const KernelContext& ctx, const Attributes& attrs,
                                KernelInputs inputs);
+
+// The prepare stage (op_kernel.h): with W and R constant float32, they are
+// transposed and packed once per session node instead of on every run
+// (the projection's W^T and each step GEMM's R^T). The prepared kernel runs
+// the same GEMM paths on the same blocks, so its results equal the plain
+// kernel's. Null when W or R is not a constant float32 tensor of fitting
+// shapes (the plain kernel then runs and reports any error).
+std::unique_ptr<PreparedKernel> PrepareRnn(const PrepareArgs& args);
+std::unique_ptr<PreparedKernel> PrepareGru(const PrepareArgs& args);
+std::unique_ptr<PreparedKernel> PrepareLstm(const PrepareArgs& args);
 
 }  // namespace loom::kernels

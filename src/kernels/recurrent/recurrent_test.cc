@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,6 +128,22 @@ std::vector<Tensor> Run(const Case& c, const Built& built, Isa isa, int threads)
   return KernelOf(c.cell)({pool.get(), isa}, built.attrs, KernelInputs(inputs));
 }
 
+// The prepare stage's kernel for c.cell with W and R as constants (the
+// session's case), or null.
+std::unique_ptr<PreparedKernel> Prepared(const Case& c, const Built& built, Isa isa) {
+  const std::vector<const Tensor*> inputs = built.Inputs();
+  std::vector<const Tensor*> constants(inputs.size(), nullptr);
+  constants[1] = inputs[1];
+  constants[2] = inputs[2];
+  std::unique_ptr<bool[]> present(new bool[inputs.size()]);
+  for (size_t i = 0; i < inputs.size(); ++i) present[i] = inputs[i] != nullptr;
+  const PrepareFn prepare = c.cell == CellKind::kRnn   ? PrepareRnn
+                            : c.cell == CellKind::kGru ? PrepareGru
+                                                       : PrepareLstm;
+  return prepare(
+      {built.attrs, constants, std::span<const bool>(present.get(), inputs.size()), isa});
+}
+
 void CheckAgainstReference(const Case& c, uint32_t seed) {
   SCOPED_TRACE(std::string(Name(c.cell)) + " seq " + std::to_string(c.seq) + " batch " +
                std::to_string(c.batch) + " input " + std::to_string(c.input) + " hidden " +
@@ -144,6 +162,19 @@ void CheckAgainstReference(const Case& c, uint32_t seed) {
       const std::vector<Tensor> again = Run(c, built, isa, threads);
       for (size_t i = 0; i < want.size(); ++i) {
         EXPECT_TRUE(BitwiseEqual(again[i], first[i])) << "output " << i << " threads " << threads;
+      }
+    }
+    // With W and R constant, the prepared kernel (weights transposed and
+    // packed once) gives the plain kernel's bits at every thread count.
+    const std::unique_ptr<PreparedKernel> prepared = Prepared(c, built, isa);
+    ASSERT_NE(prepared, nullptr);
+    for (int threads : {1, 2, 3, 7}) {
+      auto pool = PoolWithThreads(threads);
+      const std::vector<Tensor> got = prepared->Run({pool.get(), isa}, KernelInputs(inputs));
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_TRUE(BitwiseEqual(got[i], first[i]))
+            << "prepared, output " << i << " threads " << threads;
       }
     }
   }
