@@ -98,6 +98,18 @@ void Gemm(const KernelContext& ctx, int64_t m, int64_t n, int64_t k, const float
   f32_gemm(args, ctx.pool, ctx.isa);
 }
 
+// op(B) = b ([k, n] row-major, or [n, k] when `transpose`) packed as a
+// GEMM's B.
+PackedGemmMatrix PackWeight(Isa isa, const float* b, int64_t k, int64_t n, bool transpose) {
+  GemmArgs args;
+  args.k = k;
+  args.n = n;
+  args.b = b;
+  args.ldb = transpose ? k : n;
+  args.transpose_b = transpose;
+  return PackedGemmMatrix::PackB(args, isa);
+}
+
 // A recurrent weight R[d] rows [row0, row0 + n) ([n, hidden]) transposed
 // to [hidden, n], and, with `pack`, packed for the step GEMMs. The packed
 // form serves only above SGEMM's few-row path (4 rows with B prepacked,
@@ -113,14 +125,7 @@ struct RecurrentWeight {
     for (int64_t row = 0; row < n; ++row) {
       for (int64_t k = 0; k < hidden; ++k) t[k * n + row] = r[(row0 + row) * hidden + k];
     }
-    if (pack && hidden > 0 && n > 0) {
-      GemmArgs args;
-      args.k = hidden;
-      args.n = n;
-      args.b = t;
-      args.ldb = n;
-      packed.emplace(PackedGemmMatrix::PackB(args, isa));
-    }
+    if (pack && hidden > 0 && n > 0) packed.emplace(PackWeight(isa, t, hidden, n, false));
   }
   // The packed form for step GEMMs of `rows` rows, or null.
   const PackedGemmMatrix* packed_for(int64_t rows) const {
@@ -148,15 +153,7 @@ DirectionWeights MakeDirectionWeights(Isa isa, CellKind cell, bool linear_before
   DirectionWeights weights{RecurrentWeight(isa, r, 0, first_n, nh, pack_r), std::nullopt,
                            std::nullopt};
   if (gru_split) weights.r_h.emplace(isa, r, 2 * nh, nh, nh, pack_r);
-  if (pack_w && ni > 0 && gh > 0) {
-    GemmArgs args;
-    args.k = ni;
-    args.n = gh;
-    args.b = w;
-    args.ldb = ni;
-    args.transpose_b = true;
-    weights.w_packed.emplace(PackedGemmMatrix::PackB(args, isa));
-  }
+  if (pack_w && ni > 0 && gh > 0) weights.w_packed.emplace(PackWeight(isa, w, ni, gh, true));
   return weights;
 }
 
