@@ -14,68 +14,100 @@ namespace {
 // Depth blocks keep the B rows of a block close in the TLB and L2.
 constexpr int64_t kDepth = 128;
 
-inline float ElementA(const GemmArgs& g, int64_t i, int64_t p) {
-  return g.transpose_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p];
-}
-
 inline __mmask16 MaskFor(int64_t cols_left) {
   const int64_t n = std::clamp<int64_t>(cols_left, 0, 16);
   return static_cast<__mmask16>(n == 16 ? 0xffff : (1u << n) - 1);
 }
 
-// Rows [i0, i0 + kRows) of C, columns [j0, j1).
-template <int kRows, int kVectors>
-void RowGroup(const GemmArgs& g, int64_t i0, int64_t j0, int64_t j1) {
+// One segment of 16 * kVectors columns of kRows rows of C over depths
+// [p0, p1): op(A)[r][p] is a[r * a_row + p * a_depth], B's row p starts at
+// b + p * ldb, C's row r at c + r * ldc. kMasked: the segment runs past the
+// last column (masks say which lanes are real); whole segments load and
+// store plainly, so no mask register is live in their loop. Every address
+// is a local: reading them through GemmArgs made GCC reload its fields,
+// recompute addresses with imul and test transpose_a on every step (~45
+// instructions for 16 FMAs).
+template <int kRows, int kVectors, bool kMasked>
+__attribute__((always_inline)) inline void Segment(const float* a, int64_t a_row, int64_t a_depth,
+                                                   const float* b, int64_t ldb, float* c,
+                                                   int64_t ldc, int64_t p0, int64_t p1,
+                                                   int64_t cols, __m512 alpha) {
   // Registers: accumulators, plus either every B vector and one broadcast or
   // every broadcast and one B vector, whichever fits in the 32 zmm.
   constexpr bool kLoadAllB = kRows * kVectors + kVectors + 1 <= 32;
   static_assert(kLoadAllB || kRows * kVectors + kRows + 1 <= 32, "tile does not fit");
+  __mmask16 masks[kVectors];
+#pragma GCC unroll 16
+  for (int v = 0; v < kVectors; ++v) masks[v] = kMasked ? MaskFor(cols - 16 * v) : 0xffff;
+  auto load = [&](const float* from, int v) {
+    return kMasked ? _mm512_maskz_loadu_ps(masks[v], from) : _mm512_loadu_ps(from);
+  };
+  __m512 acc[kRows][kVectors];
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 16
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  b += p0 * ldb;
+  a += p0 * a_depth;
+  for (int64_t p = p0; p < p1; ++p, b += ldb, a += a_depth) {
+    if constexpr (kLoadAllB) {
+      __m512 bv[kVectors];
+#pragma GCC unroll 16
+      for (int v = 0; v < kVectors; ++v) bv[v] = load(b + 16 * v, v);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 ar = _mm512_set1_ps(a[r * a_row]);
+#pragma GCC unroll 16
+        for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
+      }
+    } else {
+      __m512 ar[kRows];
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) ar[r] = _mm512_set1_ps(a[r * a_row]);
+#pragma GCC unroll 16
+      for (int v = 0; v < kVectors; ++v) {
+        const __m512 bv = load(b + 16 * v, v);
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) acc[r][v] = _mm512_fmadd_ps(ar[r], bv, acc[r][v]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    float* row = c + r * ldc;
+#pragma GCC unroll 16
+    for (int v = 0; v < kVectors; ++v) {
+      const __m512 updated = _mm512_fmadd_ps(alpha, acc[r][v], load(row + 16 * v, v));
+      if (kMasked) {
+        _mm512_mask_storeu_ps(row + 16 * v, masks[v], updated);
+      } else {
+        _mm512_storeu_ps(row + 16 * v, updated);
+      }
+    }
+  }
+}
+
+// Rows [i0, i0 + kRows) of C, columns [j0, j1), in segments of 16 *
+// kVectors columns and depth blocks of kDepth.
+template <int kRows, int kVectors>
+void RowGroup(const GemmArgs& g, int64_t i0, int64_t j0, int64_t j1) {
+  constexpr int64_t kCols = 16 * kVectors;
   const __m512 alpha = _mm512_set1_ps(g.alpha);
+  const int64_t a_row = g.transpose_a ? 1 : g.lda;
+  const int64_t a_depth = g.transpose_a ? g.lda : 1;
+  const float* const a = g.transpose_a ? g.a + i0 : g.a + i0 * g.lda;
+  float* const c = g.c + i0 * g.ldc;
   for (int64_t p0 = 0; p0 < g.k; p0 += kDepth) {
     const int64_t p1 = std::min(g.k, p0 + kDepth);
-    for (int64_t j = j0; j < j1; j += 16 * kVectors) {
-      __mmask16 masks[kVectors];
-#pragma GCC unroll 16
-      for (int v = 0; v < kVectors; ++v) masks[v] = MaskFor(j1 - j - 16 * v);
-      __m512 acc[kRows][kVectors];
-#pragma GCC unroll 8
-      for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 16
-        for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_setzero_ps();
-      }
-      for (int64_t p = p0; p < p1; ++p) {
-        const float* b = g.b + p * g.ldb + j;
-        if constexpr (kLoadAllB) {
-          __m512 bv[kVectors];
-#pragma GCC unroll 16
-          for (int v = 0; v < kVectors; ++v) bv[v] = _mm512_maskz_loadu_ps(masks[v], b + 16 * v);
-#pragma GCC unroll 8
-          for (int r = 0; r < kRows; ++r) {
-            const __m512 a = _mm512_set1_ps(ElementA(g, i0 + r, p));
-#pragma GCC unroll 16
-            for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm512_fmadd_ps(a, bv[v], acc[r][v]);
-          }
-        } else {
-          __m512 a[kRows];
-#pragma GCC unroll 8
-          for (int r = 0; r < kRows; ++r) a[r] = _mm512_set1_ps(ElementA(g, i0 + r, p));
-#pragma GCC unroll 16
-          for (int v = 0; v < kVectors; ++v) {
-            const __m512 bv = _mm512_maskz_loadu_ps(masks[v], b + 16 * v);
-#pragma GCC unroll 8
-            for (int r = 0; r < kRows; ++r) acc[r][v] = _mm512_fmadd_ps(a[r], bv, acc[r][v]);
-          }
-        }
-      }
-#pragma GCC unroll 8
-      for (int r = 0; r < kRows; ++r) {
-        float* c = g.c + (i0 + r) * g.ldc + j;
-#pragma GCC unroll 16
-        for (int v = 0; v < kVectors; ++v) {
-          const __m512 old = _mm512_maskz_loadu_ps(masks[v], c + 16 * v);
-          _mm512_mask_storeu_ps(c + 16 * v, masks[v], _mm512_fmadd_ps(alpha, acc[r][v], old));
-        }
-      }
+    int64_t j = j0;
+    for (; j + kCols <= j1; j += kCols) {
+      Segment<kRows, kVectors, false>(a, a_row, a_depth, g.b + j, g.ldb, c + j, g.ldc, p0, p1,
+                                      kCols, alpha);
+    }
+    if (j < j1) {
+      Segment<kRows, kVectors, true>(a, a_row, a_depth, g.b + j, g.ldb, c + j, g.ldc, p0, p1,
+                                     j1 - j, alpha);
     }
   }
 }
