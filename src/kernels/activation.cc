@@ -15,7 +15,7 @@ namespace {
 // The ISA table: rows ascending by level. The AVX-512 row computes the AVX2
 // row's bits on 16 lanes, in 0.59-0.73 of the AVX2 time per element on the
 // Intel Xeon (sigmoid and tanh on 32-96 floats, an LSTM's gate spans; GELU
-// on 1536; bench/results/activations-avx512-2026-12-05.md).
+// on 1536; bench/results/recurrent-2026-12-05.md).
 constexpr std::array<F32MathKernels, 3> kF32MathKernels = {{
     {Isa::kPortable, f32_activation__portable, f32_exp__portable, f32_log__portable,
      f32_erf__portable, f32_floor__portable, f32_ceil__portable},
