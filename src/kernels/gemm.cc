@@ -152,6 +152,14 @@ constexpr int64_t kSkinnyColsPerUnit = 256;
 
 // Columns per n block: a 256 x 2048 packed B block is 2 MB, well inside L3.
 constexpr int64_t kNc = 2048;
+// Row tiles that prefetch the next B panel (RunPrepackedB): each takes 4 *
+// kc floats, a quarter of its cache lines every step's two, so eight cover a
+// 32-column panel of the AVX-512 kernel. Weights from L3 (64 x 1024 x 1024
+// with twelve such matrices cycled, like a model's layers) ran at 153
+// GFLOP/s without and 177 with it (median of 5); a prefetch burst before
+// each tile instead, or the current panel 16 steps ahead, measured slower
+// or no change (bench/results/transformers-gemm-2026-12-05.md).
+constexpr int64_t kPrefetchTiles = 8;
 // A parallel work unit: this many row panels by this many column panels.
 constexpr int64_t kRowPanelsPerUnit = 8;
 constexpr int64_t kColPanelsPerUnit = 4;
@@ -526,8 +534,11 @@ struct PackedBlock {
   bool overwrite;   // the kernel writes C instead of adding to it
 
   // B panel q (packed at b_panel) times row panels [r0, r1) of A's block.
-  // With `epilogue`, each tile's epilogue runs right after the tile.
-  void MultiplyPanel(int64_t q, const float* b_panel, int64_t r0, int64_t r1, bool epilogue) const {
+  // With `epilogue`, each tile's epilogue runs right after the tile. With
+  // `next_panel` (A read in place), the first kPrefetchTiles row tiles each
+  // prefetch their slice (4 * kc floats) of it.
+  void MultiplyPanel(int64_t q, const float* b_panel, int64_t r0, int64_t r1, bool epilogue,
+                     const float* next_panel = nullptr) const {
     const int mr = kernel.mr, nr = kernel.nr;
     const int64_t col = jc + q * nr;
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.n - col));
@@ -535,8 +546,11 @@ struct PackedBlock {
       const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
       float* c = g.c + r * mr * g.ldc + col;
       if (a_block == nullptr) {
+        const float* prefetch = next_panel != nullptr && r - r0 < kPrefetchTiles
+                                    ? next_panel + (r - r0) * 4 * kc
+                                    : nullptr;
         kernel.run_rows(kc, g.a + r * mr * g.lda + pc, g.lda, b_panel, c, g.ldc, g.alpha, rows,
-                        cols, !overwrite);
+                        cols, !overwrite, prefetch);
       } else {
         kernel.run(kc, a_block + r * mr * kc, b_panel, c, g.ldc, g.alpha, rows, cols, !overwrite);
       }
@@ -649,9 +663,16 @@ void RunPrepackedB(const GemmArgs& g, const MicroKernelEntry& kernel, bool overw
                                     .last_block = false,
                                     .overwrite = overwrite_first_block && pc == 0};
             const float* b_block = g.packed_b->block(pc);
-            // One B panel stays in L1 while it meets every A row panel of the unit.
+            // One B panel stays in L1 while it meets every A row panel of
+            // the unit, and the unit's next panel (this block's next, else
+            // the next block's first) is prefetched meanwhile.
+            const float* next_block = pc + kc < g.k ? g.packed_b->block(pc + kc) : nullptr;
             for (int64_t q = q0; q < q1; ++q) {
-              block.MultiplyPanel(q, b_block + q * nr * kc, r0, r1, false);
+              const float* next = q + 1 < q1 ? b_block + (q + 1) * nr * kc
+                                  : next_block != nullptr
+                                      ? next_block + q0 * nr * std::min(depth, g.k - pc - kc)
+                                      : nullptr;
+              block.MultiplyPanel(q, b_block + q * nr * kc, r0, r1, false, next);
             }
           }
           const int64_t col = q0 * nr;

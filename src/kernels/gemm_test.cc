@@ -192,7 +192,8 @@ TEST(Gemm, BitExactAcrossThreadCounts) {
 
 // The rows form of each micro-kernel (A read in place) against its packed
 // form on the same tile: the same bits for every row count, column count,
-// depth and accumulate flag, since f32_gemm picks the form by how A comes.
+// depth and accumulate flag, since f32_gemm picks the form by how A comes;
+// with or without a prefetch address.
 TEST(Gemm, RowsMicroKernelsGiveThePackedKernelsBits) {
   struct Pair {
     Isa isa;
@@ -230,11 +231,16 @@ TEST(Gemm, RowsMicroKernelsGiveThePackedKernelsBits) {
               const int64_t ldc = pair.nr + 2;
               std::vector<float> c0(static_cast<size_t>(pair.mr * ldc));
               for (float& x : c0) x = dist(rng);
-              std::vector<float> c1 = c0;
+              std::vector<float> c1 = c0, c2 = c0;
               pair.packed(kc, packed.data(), b.get(), c0.data(), ldc, alpha, mr, nr, accumulate);
-              pair.rows(kc, a.data(), lda, b.get(), c1.data(), ldc, alpha, mr, nr, accumulate);
+              pair.rows(kc, a.data(), lda, b.get(), c1.data(), ldc, alpha, mr, nr, accumulate,
+                        nullptr);
               ASSERT_EQ(c1, c0) << IsaName(pair.isa) << " kc=" << kc << " mr=" << mr << " nr=" << nr
                                 << " accumulate=" << accumulate;
+              // Prefetching (here A's lines) changes nothing computed.
+              pair.rows(kc, a.data(), lda, b.get(), c2.data(), ldc, alpha, mr, nr, accumulate,
+                        a.data());
+              ASSERT_EQ(c2, c0) << IsaName(pair.isa) << " with prefetch, kc=" << kc;
               ++checked;
             }
           }
