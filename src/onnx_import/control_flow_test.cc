@@ -286,6 +286,35 @@ TEST(ControlFlowRun, LoopForms) {
   }
 }
 
+TEST(ControlFlowRun, LoopCarriedValueMayGrow) {
+  // s' = Concat(s, s + 1): the carried value doubles each iteration, so its
+  // type is [?] after the first, not the declared [1].
+  TestModel m(13);
+  m.Input("M", kInt64, {});
+  m.Input("s0", kFloat, {1});
+  TestModel body;
+  body.Input("i", kInt64, {});
+  body.Input("c", kBool, {});
+  body.Input("s", kFloat, {1});
+  body.Initializer(Floats({1}, {1}), "one");
+  body.Node("Add", {"s", "one"}, {"s1"});
+  SetInt(body.Node("Concat", {"s", "s1"}, {"s_next"}), "axis", 0);
+  body.Node("Identity", {"c"}, {"c_next"});
+  body.Output("c_next", kBool, {});
+  body.Output("s_next", kFloat, {1});
+  onnx::NodeProto* node = m.Node("Loop", {"M", "", "s0"}, {"s_final"}, "grow");
+  SetGraph(node, "body", body.graph());
+  m.UntypedOutput("s_final");
+  std::vector<float> want = {0};
+  for (int i = 0; i < 3; ++i) {
+    const size_t n = want.size();
+    for (size_t k = 0; k < n; ++k) want.push_back(want[k] + 1);
+  }
+  const auto got = RunModel(m.Serialize(), {{"M", Int64(3)}, {"s0", Floats({1}, {0})}});
+  EXPECT_EQ(got[0].shape(), Shape({8}));
+  EXPECT_EQ(Values(got[0]), want);
+}
+
 TEST(ControlFlowRun, LoopNegativeTripCountIsRefused) {
   Session session(load_onnx_model_from_bytes(LoopModel(true, false, "keep")));
   try {
@@ -643,6 +672,33 @@ TEST(ControlFlowRoundTrip, WrittenModelsLoadAndRunTheSame) {
       EXPECT_EQ(Values(got[i]), Values(want[i]));
     }
   }
+}
+
+TEST(ControlFlowRoundTrip, PassesThatReplaceACapturedValueKeepTheBinding) {
+  // The branches read "t", an Identity of x: dead-node elimination bypasses
+  // the Identity, so the If's implicit input becomes x while the branches
+  // keep calling it t. Running and writing the optimized graph still work.
+  TestModel m(13);
+  m.Input("cond", kBool, {});
+  m.Input("x", kFloat, {2});
+  m.Node("Identity", {"x"}, {"t"});
+  TestModel then_branch;
+  then_branch.Node("Neg", {"t"}, {"a"});
+  then_branch.Output("a", kFloat, {2});
+  TestModel else_branch;
+  else_branch.Node("Abs", {"t"}, {"b"});
+  else_branch.Output("b", kFloat, {2});
+  onnx::NodeProto* node = m.Node("If", {"cond"}, {"z"}, "if");
+  SetGraph(node, "then_branch", then_branch.graph());
+  SetGraph(node, "else_branch", else_branch.graph());
+  m.Output("z", kFloat, {2});
+  const Session session(load_onnx_model_from_bytes(m.Serialize()));
+  ASSERT_EQ(session.graph().nodes.size(), 1u);  // the Identity is gone
+  EXPECT_EQ(session.graph().nodes[0].inputs, (std::vector<std::string>{"cond", "x"}));
+  const Tensor x = Floats({2}, {-1, 2});
+  EXPECT_EQ(Values(session.run({{"cond", Bool(true)}, {"x", x}})[0]), (std::vector<float>{1, -2}));
+  const Session reread(load_onnx_model_from_bytes(save_onnx_model_to_bytes(session.graph())));
+  EXPECT_EQ(Values(reread.run({{"cond", Bool(false)}, {"x", x}})[0]), (std::vector<float>{1, 2}));
 }
 
 TEST(ControlFlowRoundTrip, RenamedCaptureIsWrittenThroughAnIdentity) {

@@ -64,7 +64,12 @@ class Converter {
     for (const onnx::ValueInfoProto& output : graph_proto_.output()) {
       const std::string what = "graph output '" + output.name() + "'";
       if (output.name().empty()) throw InvalidArgumentError("a graph output has no name");
-      graph_.outputs.push_back({output.name(), ConvertValueType(output, false, symbols_, what)});
+      TensorType type = ConvertValueType(output, false, symbols_, what);
+      // A subgraph's declared output shapes are often an exporter's traced
+      // first iteration (a loop-carried value may grow): only the dtype is
+      // kept, and type inference finds the shapes.
+      if (depth_ > 0) type.shape.reset();
+      graph_.outputs.push_back({output.name(), type});
     }
     if (depth_ == 0) CheckCapturesDefined();
     return std::move(graph_);

@@ -17,7 +17,8 @@
 //    nested subgraphs too) become trailing inputs of every subgraph of the
 //    node and the node's implicit inputs (loom/graph.h); in the model's
 //    graph each must be defined, else an InvalidArgumentError names the
-//    node and the value. Subgraph inputs may omit their types.
+//    node and the value. Subgraph inputs may omit their types; subgraph
+//    outputs keep their declared dtype only (shapes are inferred).
 #pragma once
 
 #include <map>

@@ -11,21 +11,33 @@ namespace {
 std::vector<Tensor> RunNode(const ExecutionPlan& plan, const PlanNode& node,
                             const std::vector<Tensor>& slots, threading::ThreadPool* pool,
                             const RunControl& control) {
-  std::vector<const Tensor*> inputs(node.inputs.size(), nullptr);
+  // Most ops have at most a handful of inputs; avoid a heap vector for them
+  // (a loop body's nodes run once per iteration).
+  constexpr size_t kInline = 8;
+  const Tensor* inline_inputs[kInline];
+  std::vector<const Tensor*> heap_inputs;
+  const Tensor** inputs = inline_inputs;
+  if (node.inputs.size() > kInline) {
+    heap_inputs.resize(node.inputs.size());
+    inputs = heap_inputs.data();
+  }
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const int slot = node.inputs[i];
-    if (slot < 0) continue;
-    const Tensor* constant = plan.constant(slot);
-    inputs[i] = constant != nullptr ? constant : &slots[slot];
+    const Tensor* constant = slot < 0 ? nullptr : plan.constant(slot);
+    inputs[i] = slot < 0 ? nullptr : (constant != nullptr ? constant : &slots[slot]);
   }
   const kernels::KernelContext ctx{pool, plan.isa(), static_cast<int>(node.outputs.size())};
   std::vector<Tensor> outputs =
-      node.kernel->Run(ctx, kernels::KernelInputs(inputs.data(), inputs.size()), control);
+      node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()), control);
   if (outputs.size() < node.outputs.size()) {
     throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
                        " outputs, the graph expects " + std::to_string(node.outputs.size()));
   }
   return outputs;
+}
+
+std::string Prefix(const std::string& where, const PlanNode& node) {
+  return where + ": node '" + node.name + "' (" + node.op_type + "): ";
 }
 
 }  // namespace
@@ -48,7 +60,6 @@ std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> i
   for (const PlanNode& node : plan.nodes()) {
     control.CheckInterruption();
     std::vector<Tensor> outputs;
-    const std::string prefix = where + ": node '" + node.name + "' (" + node.op_type + "): ";
     try {
       outputs = RunNode(plan, node, slots, pool, control);
     } catch (const CancelledError&) {
@@ -56,11 +67,11 @@ std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> i
     } catch (const DeadlineExceededError&) {
       throw;
     } catch (const InvalidArgumentError& e) {
-      throw InvalidArgumentError(prefix + e.what());
+      throw InvalidArgumentError(Prefix(where, node) + e.what());
     } catch (const std::bad_alloc&) {
-      throw RuntimeError(prefix + "out of memory");
+      throw RuntimeError(Prefix(where, node) + "out of memory");
     } catch (const std::exception& e) {
-      throw RuntimeError(prefix + e.what());
+      throw RuntimeError(Prefix(where, node) + e.what());
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       const int slot = node.outputs[i];
