@@ -78,6 +78,17 @@ std::optional<SymbolicShape> MergeShapes(const NodeTypeContext& ctx,
   return merged;
 }
 
+// Whether a carried value typed `in` also describes the body's `out`: the
+// same rank, each dim equal or already unknown in `in`.
+bool Covers(const std::optional<SymbolicShape>& in, const std::optional<SymbolicShape>& out) {
+  if (!in) return true;
+  if (!out || in->size() != out->size()) return false;
+  for (size_t i = 0; i < in->size(); ++i) {
+    if (!((*in)[i] == (*out)[i]) && !IsUnknownDim((*in)[i])) return false;
+  }
+  return true;
+}
+
 // Types a loop body whose inputs [first, first + carried) are values carried
 // from one iteration to the next as its outputs [out_first, ...). Returns
 // the typed body; `carried_types` ends as the carried values' settled types.
@@ -99,7 +110,7 @@ std::shared_ptr<Graph> TypeLoopBody(const NodeTypeContext& ctx, const std::strin
                  "' " + in.to_string() + " into output '" + typed->outputs[out_first + i].name +
                  "' " + out.to_string() + ": the dtypes differ");
       }
-      if (in.shape == out.shape) continue;
+      if (Covers(in.shape, out.shape)) continue;
       settled = false;
       in.shape =
           round + 1 < kMaxTypingRounds - 1 ? MergeShapes(ctx, in.shape, out.shape) : std::nullopt;
