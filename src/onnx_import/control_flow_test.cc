@@ -351,6 +351,45 @@ TEST(ControlFlowRun, DeadlineAndCancellationStopALongLoop) {
   canceller.join();
 }
 
+TEST(ControlFlowRun, SubgraphValuesCountInTheRunsMemory) {
+  // 1000 iterations keep 1000 scan elements of 256 floats (1 KiB each)
+  // until they are stacked: about 2 MiB live at the peak (the elements and
+  // the stacked output).
+  const std::vector<float> zeros(256, 0), ones(256, 1);
+  TestModel m(13);
+  m.Input("M", kInt64, {});
+  m.Input("s0", kFloat, {256});
+  m.Input("x", kFloat, {256});
+  TestModel body;
+  body.Input("i", kInt64, {});
+  body.Input("c", kBool, {});
+  body.Input("s", kFloat, {256});
+  body.Node("Add", {"s", "x"}, {"s_next"});
+  body.Node("Identity", {"c"}, {"c_next"});
+  body.Node("Neg", {"s_next"}, {"scan"});
+  body.Output("c_next", kBool, {});
+  body.Output("s_next", kFloat, {256});
+  body.Output("scan", kFloat, {256});
+  onnx::NodeProto* node = m.Node("Loop", {"M", "", "s0"}, {"s_final", "scans"}, "loop");
+  SetGraph(node, "body", body.graph());
+  m.Output("s_final", kFloat, {256});
+  m.UntypedOutput("scans");
+  const std::map<std::string, Tensor> feeds = {
+      {"M", Int64(1000)}, {"s0", Floats({256}, zeros)}, {"x", Floats({256}, ones)}};
+  RunStats stats;
+  Session(load_onnx_model_from_bytes(m.Serialize())).run(feeds, {}, {}, &stats);
+  EXPECT_GE(stats.peak_bytes, 1000 * 256 * 4);
+  SessionOptions capped;
+  capped.max_memory_bytes = 512 * 1024;
+  Session small(load_onnx_model_from_bytes(m.Serialize()), capped);
+  try {
+    small.run(feeds);
+    FAIL() << "expected the memory cap to stop the run";
+  } catch (const RuntimeError& e) {
+    EXPECT_TRUE(Contains(e.what(), "node 'loop'")) << e.what();
+  }
+}
+
 TEST(ControlFlowRun, RunsOnTheSessionsThreadsOnly) {
   Session session(load_onnx_model_from_bytes(LoopModel(true, false, "keep")), Threads(3));
   const std::map<std::string, Tensor> feeds = {{"M", Int64(200)},
