@@ -286,6 +286,58 @@ TEST(ControlFlowRun, LoopForms) {
   }
 }
 
+TEST(ControlFlowRun, LoopResultsAreTheSameAtEveryThreadCount) {
+  // h = Tanh(MatMul(h, W) + x) ten times, with W [256, 256] large enough
+  // for the intra-op pool to split the MatMul.
+  constexpr int kN = 256;
+  TestModel m(13);
+  m.Input("M", kInt64, {});
+  m.Input("h0", kFloat, {16, kN});
+  m.Input("x", kFloat, {16, kN});
+  std::vector<float> w(kN * kN);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 101) / 1000.f - 0.05f;
+  m.Initializer(Floats({kN, kN}, w), "W");
+  TestModel body;
+  body.Input("i", kInt64, {});
+  body.Input("c", kBool, {});
+  body.Input("h", kFloat, {16, kN});
+  body.Node("MatMul", {"h", "W"}, {"hw"});
+  body.Node("Add", {"hw", "x"}, {"pre"});
+  body.Node("Tanh", {"pre"}, {"h_next"});
+  body.Node("Identity", {"c"}, {"c_next"});
+  body.Output("c_next", kBool, {});
+  body.Output("h_next", kFloat, {16, kN});
+  onnx::NodeProto* node = m.Node("Loop", {"M", "", "h0"}, {"h_final"}, "rnn");
+  SetGraph(node, "body", body.graph());
+  m.Output("h_final", kFloat, {16, kN});
+  const std::string bytes = m.Serialize();
+  std::vector<float> h0(16 * kN), x(16 * kN);
+  for (size_t i = 0; i < h0.size(); ++i) {
+    h0[i] = static_cast<float>(i % 13) / 13.f - 0.5f;
+    x[i] = static_cast<float>(i % 7) / 7.f - 0.5f;
+  }
+  const std::map<std::string, Tensor> feeds = {
+      {"M", Int64(10)}, {"h0", Floats({16, kN}, h0)}, {"x", Floats({16, kN}, x)}};
+  // The reference: the same recurrence in double.
+  std::vector<double> h(h0.begin(), h0.end());
+  for (int step = 0; step < 10; ++step) {
+    std::vector<double> next(h.size());
+    for (int r = 0; r < 16; ++r) {
+      for (int c = 0; c < kN; ++c) {
+        double sum = x[r * kN + c];
+        for (int k = 0; k < kN; ++k) sum += h[r * kN + k] * w[k * kN + c];
+        next[r * kN + c] = std::tanh(sum);
+      }
+    }
+    h = next;
+  }
+  const std::vector<float> one_thread = Values(RunModel(bytes, feeds, 1)[0]);
+  for (size_t i = 0; i < h.size(); ++i) ASSERT_NEAR(one_thread[i], h[i], 1e-4) << i;
+  for (int threads : {2, 3, 7}) {
+    EXPECT_EQ(Values(RunModel(bytes, feeds, threads)[0]), one_thread) << threads << " threads";
+  }
+}
+
 TEST(ControlFlowRun, LoopCarriedValueMayGrow) {
   // s' = Concat(s, s + 1): the carried value doubles each iteration, so its
   // type is [?] after the first, not the declared [1].
