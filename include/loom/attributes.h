@@ -1,6 +1,6 @@
 // Operator attributes: ONNX's attribute kinds (int, float, string, their
-// lists, and a tensor) keyed by name. One type for the whole tree: the eager
-// API (loom/ops.h) and graph nodes (loom/graph.h) pass it, kernels read it.
+// lists, a tensor, and a subgraph for control flow) keyed by name. One type for the whole tree: the
+// eager API (loom/ops.h) and graph nodes (loom/graph.h) pass it, kernels read it.
 //
 //   loom::Attributes attrs{{"axis", int64_t{1}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}};
 //
@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -30,10 +31,18 @@
 
 namespace loom {
 
-using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
-                                    std::vector<float>, std::vector<std::string>, Tensor>;
+struct Graph;  // loom/graph.h
 
-// "int", "float", "string", "ints", "floats", "strings", "tensor".
+// A subgraph (If's branches, Loop's and Scan's bodies): immutable and shared,
+// so copying a node or a graph copies no subgraph. A pass that changes a
+// subgraph makes a new one.
+using GraphAttribute = std::shared_ptr<const Graph>;
+
+using AttributeValue =
+    std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
+                 std::vector<std::string>, Tensor, GraphAttribute>;
+
+// "int", "float", "string", "ints", "floats", "strings", "tensor", "graph".
 std::string_view AttributeKindName(const AttributeValue& value);
 
 class Attributes : public std::map<std::string, AttributeValue, std::less<>> {
@@ -58,6 +67,8 @@ class Attributes : public std::map<std::string, AttributeValue, std::less<>> {
   std::vector<float> get_floats(std::string_view name, std::vector<float> fallback) const;
   std::vector<std::string> get_strings(std::string_view name) const;
   Tensor get_tensor(std::string_view name) const;
+  // Never null: a null graph attribute throws like a missing one.
+  GraphAttribute get_graph(std::string_view name) const;
 
  private:
   // Null when absent; throws when present with another kind.

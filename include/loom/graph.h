@@ -91,12 +91,26 @@ struct ValueInfo {
   TensorType type;
 };
 
+// Control flow (If, Loop, Scan) keeps its subgraphs as "graph" attributes.
+// A subgraph is a complete graph of its own: the values it reads from the
+// enclosing graphs (ONNX's outer-scope references) are its trailing inputs,
+// and the node passes them in as its trailing `implicit_inputs` inputs, in
+// the same order (every subgraph of the node gets all of them). So every
+// analysis of the outer graph (order, liveness, dead nodes, rewrites that
+// rename a value) sees the dependency as an ordinary input, and a subgraph
+// binds its captures by position, never by name.
 struct Node {
   std::string name;                  // unique within the graph
   std::string op_type;               // the ONNX op type ("Conv")
   std::vector<std::string> inputs;   // value names; "" = an absent optional input
   std::vector<std::string> outputs;  // value names, each defined here only
   Attributes attributes;
+  // How many of `inputs`, at the end, are subgraph captures rather than the
+  // op's ONNX inputs (0 for nodes without subgraphs).
+  int implicit_inputs = 0;
+
+  // The op's own inputs: inputs.size() - implicit_inputs.
+  size_t num_onnx_inputs() const { return inputs.size() - static_cast<size_t>(implicit_inputs); }
 };
 
 struct Graph {

@@ -32,7 +32,9 @@
 //  - unsupported ops (including any op from another domain): ONE error
 //    listing every unsupported op type with the nodes that use it;
 //  - tensors or values of unsupported element types (string, complex, ...),
-//    sequences, maps, subgraph attributes (control flow);
+//    sequences, maps, optionals (control flow's subgraphs included: If,
+//    Loop and Scan from opset 9 run with tensors only); subgraphs nested
+//    more than 32 deep, or reading a name no enclosing graph defines;
 //  - functions that call themselves, nest more than 100 calls deep or
 //    would inline more than 1,000,000 nodes; a function whose opset gives
 //    its ops other definitions than the model's;

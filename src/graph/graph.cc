@@ -50,6 +50,13 @@ std::string AttributeToString(const AttributeValue& value) {
           out << '"' << v << '"';
         } else if constexpr (std::is_same_v<T, Tensor>) {
           out << "tensor " << dtype_name(v.dtype()) << v.shape().to_string();
+        } else if constexpr (std::is_same_v<T, GraphAttribute>) {
+          if (v == nullptr) {
+            out << "graph <null>";
+          } else {
+            out << "graph " << v->name << " (" << v->inputs.size() << " inputs, " << v->nodes.size()
+                << " nodes, " << v->outputs.size() << " outputs)";
+          }
         } else {
           out << '[';
           for (size_t i = 0; i < v.size(); ++i) out << (i ? ", " : "") << v[i];

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/control_flow.h"
 #include "graph/topological_order.h"
 #include "graph/type_rules.h"
 #include "kernels/registry.h"
@@ -100,7 +101,7 @@ void InferTypes(Graph& graph) {
   }
   graph.value_types.clear();
   for (size_t index : order.order) {
-    const Node& node = graph.nodes[index];
+    Node& node = graph.nodes[index];
     std::vector<std::optional<TensorType>> inputs;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const std::string& name = node.inputs[i];
@@ -117,8 +118,17 @@ void InferTypes(Graph& graph) {
     }
     const NodeTypeContext ctx(graph, node, std::move(inputs), constants);
     CheckKernelDType(ctx);
-    const TypeRule* rule = FindTypeRule(node.op_type);
-    const std::vector<TensorType> outputs = rule ? rule->infer(ctx) : FallbackTypes(ctx);
+    std::vector<TensorType> outputs;
+    if (HasSubgraphs(node)) {
+      // Control flow: the subgraphs typed for these inputs replace the
+      // node's (control_flow.h), so later stages find them typed.
+      ControlFlowTypes typed = InferControlFlowTypes(ctx);
+      outputs = std::move(typed.outputs);
+      for (auto& [name, subgraph] : typed.subgraphs) node.attributes[name] = std::move(subgraph);
+    } else {
+      const TypeRule* rule = FindTypeRule(node.op_type);
+      outputs = rule ? rule->infer(ctx) : FallbackTypes(ctx);
+    }
     if (node.outputs.size() > outputs.size()) {
       ctx.Fail("has " + std::to_string(node.outputs.size()) + " outputs, but " + node.op_type +
                " produces " + std::to_string(outputs.size()));

@@ -25,9 +25,9 @@
 namespace loom::graph {
 
 // Fills graph.value_types for every node output and sets the type of every
-// graph output. Declared graph-output types that contradict the inferred ones
-// throw. Requires a structurally valid, acyclic graph (verify_graph's first
-// checks).
+// graph output. Control-flow nodes get their subgraphs replaced by copies
+// typed for the node's inputs (control_flow.h). Declared graph-output types that contradict the
+// inferred ones throw. Requires a structurally valid, acyclic graph (verify_graph's first checks).
 void InferTypes(Graph& graph);
 
 }  // namespace loom::graph

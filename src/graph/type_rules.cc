@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "graph/control_flow.h"
+
 namespace loom::graph {
 
 // ---- shape arithmetic ----
@@ -221,6 +223,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"HardSwish", InferUnary},
     {"Hardmax", InferSoftmax},
     {"Identity", InferUnary},
+    {"If", InferIf},
     {"InstanceNormalization", InferInstanceNormalization},
     {"IsInf", InferIsNaNOrInf},
     {"IsNaN", InferIsNaNOrInf},
@@ -235,6 +238,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"LoomAttention", InferLoomAttention},
     {"LoomDropout", InferLoomDropout},
     {"LoomQLinearAdd", InferLoomQLinearAdd},
+    {"Loop", InferLoop},
     {"LpNormalization", InferUnary},
     {"LpPool", InferAveragePool},
     {"MatMul", InferMatMul},
@@ -291,6 +295,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"RotaryEmbedding", InferRotaryEmbedding},
     {"Round", InferUnary},
     {"STFT", InferStft},
+    {"Scan", InferScan},
     {"ScatterElements", InferScatter},
     {"ScatterND", InferScatter},
     {"Selu", InferUnary},

@@ -1,6 +1,8 @@
 // verify_graph: structural checks first (cheap, and every later step relies
 // on them), then unknown ops (all at once, so a user porting a model sees the
 // whole list), then type inference for dtype and shape mismatches.
+#include "graph/verifier.h"
+
 #include <map>
 #include <set>
 #include <string>
@@ -45,6 +47,11 @@ void CheckNamesAndDefinitions(const Graph& graph) {
       Fail(graph, "two nodes are named '" + node.name + "'");
     }
     if (node.outputs.empty()) Fail(graph, NodeLabel(node) + " has no outputs");
+    if (node.implicit_inputs < 0 ||
+        static_cast<size_t>(node.implicit_inputs) > node.inputs.size()) {
+      Fail(graph, NodeLabel(node) + " has " + std::to_string(node.implicit_inputs) +
+                      " implicit inputs but " + std::to_string(node.inputs.size()) + " inputs");
+    }
     for (const std::string& output : node.outputs) define(output, NodeLabel(node));
   }
   for (const Node& node : graph.nodes) {
@@ -93,7 +100,9 @@ void CheckOpsAreKnown(const Graph& graph) {
 
 }  // namespace
 
-std::vector<size_t> verify_graph(const Graph& graph) {
+namespace graph {
+
+std::vector<size_t> VerifyStructure(const Graph& graph) {
   CheckNamesAndDefinitions(graph);
   TopologicalOrder order = SortTopologically(graph);
   if (!order.unsorted.empty()) {
@@ -118,9 +127,16 @@ std::vector<size_t> verify_graph(const Graph& graph) {
     Fail(graph, "the graph has a cycle through " + NodeLabel(graph.nodes[current]));
   }
   CheckOpsAreKnown(graph);
-  Graph typed = graph;  // tensors are shared handles: this copies no data
-  graph::InferTypes(typed);
   return std::move(order.order);
+}
+
+}  // namespace graph
+
+std::vector<size_t> verify_graph(const Graph& graph) {
+  std::vector<size_t> order = graph::VerifyStructure(graph);
+  Graph typed = graph;  // tensors and subgraphs are shared handles: this copies no data
+  graph::InferTypes(typed);
+  return order;
 }
 
 }  // namespace loom

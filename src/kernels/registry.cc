@@ -31,6 +31,24 @@
 namespace loom::kernels {
 namespace {
 
+// If, Loop and Scan run subgraphs, which only a session can do: the
+// runtime layer gives their nodes a kernel of its own
+// (runtime/control_flow_kernel.h). Listed here so that the verifier, the
+// importer and `loom kernels` know the ops; called directly (the eager API,
+// constant folding), they refuse.
+[[noreturn]] void RefuseControlFlow(std::string_view op) {
+  ThrowKernelError(op, "control flow runs only inside a session, which runs its subgraphs");
+}
+std::vector<Tensor> IfOutsideSession(const KernelContext&, const Attributes&, KernelInputs) {
+  RefuseControlFlow("If");
+}
+std::vector<Tensor> LoopOutsideSession(const KernelContext&, const Attributes&, KernelInputs) {
+  RefuseControlFlow("Loop");
+}
+std::vector<Tensor> ScanOutsideSession(const KernelContext&, const Attributes&, KernelInputs) {
+  RefuseControlFlow("Scan");
+}
+
 constexpr DTypeMask kF32 = DTypeBit(DType::kFloat32);
 constexpr DTypeMask kF64 = DTypeBit(DType::kFloat64);
 constexpr DTypeMask kF16 = DTypeBit(DType::kFloat16);
@@ -136,6 +154,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"HardSwish", kFloats, kAllIsas, HardSwishKernel},
     {"Hardmax", kFloats, kPortable, HardmaxKernel},
     {"Identity", kAll, kPortable, IdentityKernel},
+    {"If", kAll, kPortable, IfOutsideSession},
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
     {"IsNaN", kFloats, kPortable, IsNaNKernel},
@@ -156,6 +175,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: DequantizeLinear x 2 → Add → [Relu →] QuantizeLinear
     // (quant/quant.h), written by graph/passes/qdq_add_fusion.cc.
     {"LoomQLinearAdd", kI8 | kU8, kPortableAvx512, QLinearAddKernel},
+    {"Loop", kAll, kPortable, LoopOutsideSession},
     {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
     {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
@@ -214,6 +234,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"RotaryEmbedding", kF32 | kF16 | kBF16, kPortable, RotaryEmbeddingKernel},
     {"Round", kFloats, kPortable, RoundKernel},
     {"STFT", kF32 | kF64, kPortable, StftKernel},
+    {"Scan", kAll, kPortable, ScanOutsideSession},
     {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
     {"ScatterND", kAll, kPortable, ScatterNDKernel},
     {"Selu", kFloats, kPortable, SeluKernel},

@@ -15,7 +15,8 @@ std::string TypeName(onnx::AttributeProto::AttributeType type) {
 }  // namespace
 
 AttributeValue ConvertAttribute(const onnx::AttributeProto& attribute,
-                                const ExternalDataPolicy& policy, const std::string& where) {
+                                const ExternalDataPolicy& policy, const std::string& where,
+                                const SubgraphConverter* convert_subgraph) {
   const std::string what = where + ": attribute '" + attribute.name() + "'";
   if (!attribute.ref_attr_name().empty()) {
     throw InvalidArgumentError(what + " refers to function attribute '" +
@@ -40,9 +41,13 @@ AttributeValue ConvertAttribute(const onnx::AttributeProto& attribute,
       if (!attribute.has_t()) throw InvalidArgumentError(what + " of type TENSOR holds no tensor");
       return TensorFromProto(attribute.t(), policy, what);
     case onnx::AttributeProto::GRAPH:
+      if (convert_subgraph == nullptr) {
+        throw InvalidArgumentError(what + " is a subgraph, which is not supported here");
+      }
+      if (!attribute.has_g()) throw InvalidArgumentError(what + " of type GRAPH holds no graph");
+      return (*convert_subgraph)(attribute.g(), what);
     case onnx::AttributeProto::GRAPHS:
-      throw InvalidArgumentError(what + " is a subgraph (" + TypeName(attribute.type()) +
-                                 "); control flow is not supported");
+      throw InvalidArgumentError(what + " is a list of subgraphs (GRAPHS), which is not supported");
     default:
       throw InvalidArgumentError(what + " has type " + TypeName(attribute.type()) +
                                  ", which is not supported (INT, FLOAT, STRING, their lists, "
@@ -51,14 +56,15 @@ AttributeValue ConvertAttribute(const onnx::AttributeProto& attribute,
 }
 
 Attributes ConvertAttributes(const onnx::NodeProto& node, const ExternalDataPolicy& policy,
-                             const std::string& where) {
+                             const std::string& where, const SubgraphConverter* convert_subgraph) {
   Attributes attributes;
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     if (attribute.name().empty()) throw InvalidArgumentError(where + ": an attribute has no name");
     if (attributes.count(attribute.name())) {
       throw InvalidArgumentError(where + ": attribute '" + attribute.name() + "' is given twice");
     }
-    attributes.emplace(attribute.name(), ConvertAttribute(attribute, policy, where));
+    attributes.emplace(attribute.name(),
+                       ConvertAttribute(attribute, policy, where, convert_subgraph));
   }
   return attributes;
 }

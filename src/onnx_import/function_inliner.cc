@@ -340,6 +340,7 @@ class Inliner {
         if (!output.empty()) output = names.at(output);
       }
       ResolveReferences(node, given, label);
+      RenameInSubgraphs(node, names);
       if (const onnx::FunctionProto* callee = Find(node)) {
         Expand(node, *callee, out);  // Measure bounded the depth
       } else {
@@ -358,6 +359,38 @@ class Inliner {
 
   // Replaces each attribute of `node` that refers to a function attribute
   // by the value `given` has for it, or drops it (the op's default applies).
+  // A body node's subgraphs (control flow) read the function's values by
+  // their names in the body: renames those references as the inlined nodes'
+  // inputs are renamed, leaving names a subgraph defines itself (and those
+  // of its own subgraphs) alone.
+  static void RenameInSubgraphs(onnx::NodeProto& node,
+                                const std::unordered_map<std::string, std::string>& names) {
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_g()) RenameOuterReferences(*attribute.mutable_g(), names);
+      for (onnx::GraphProto& graph : *attribute.mutable_graphs()) {
+        RenameOuterReferences(graph, names);
+      }
+    }
+  }
+
+  static void RenameOuterReferences(onnx::GraphProto& graph,
+                                    std::unordered_map<std::string, std::string> names) {
+    for (const onnx::ValueInfoProto& input : graph.input()) names.erase(input.name());
+    for (const onnx::TensorProto& tensor : graph.initializer()) names.erase(tensor.name());
+    for (const onnx::NodeProto& node : graph.node()) {
+      for (const std::string& output : node.output()) names.erase(output);
+    }
+    const auto rename = [&names](std::string& value) {
+      auto it = names.find(value);
+      if (it != names.end()) value = it->second;
+    };
+    for (onnx::NodeProto& node : *graph.mutable_node()) {
+      for (std::string& input : *node.mutable_input()) rename(input);
+      RenameInSubgraphs(node, names);
+    }
+    for (onnx::ValueInfoProto& output : *graph.mutable_output()) rename(*output.mutable_name());
+  }
+
   static void ResolveReferences(onnx::NodeProto& node,
                                 const std::map<std::string, const onnx::AttributeProto*>& given,
                                 const std::string& label) {

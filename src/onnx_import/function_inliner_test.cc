@@ -566,7 +566,7 @@ TEST(FunctionInliner, MalformedFunctionsAreRefused) {
                        "imports the default ONNX domain twice"));
 }
 
-TEST(FunctionInliner, SubgraphInABodyDoesNotCrash) {
+TEST(FunctionInliner, SubgraphInABodyReadsTheCallersValues) {
   TestModel m;
   onnx::FunctionProto* f = m.Function("custom", "Branch", {"c", "x"}, {"y"});
   onnx::NodeProto* branch = FunctionNode(f, "If", {"c"}, {"y"}, "if");
@@ -589,8 +589,39 @@ TEST(FunctionInliner, SubgraphInABodyDoesNotCrash) {
   InlineFunctions(model);
   ASSERT_EQ(model.graph().node_size(), 1);
   EXPECT_EQ(model.graph().node(0).op_type(), "If");
-  // If has no kernel: the loader names it.
-  EXPECT_TRUE(Contains(LoadError(m.Serialize()), "If (node 'b/if')")) << LoadError(m.Serialize());
+  // The branches' reference to the function's x now names the caller's.
+  EXPECT_EQ(model.graph().node(0).attribute(0).g().node(0).input(0), "x");
+  EXPECT_EQ(LoadError(m.Serialize()), "");
+}
+
+TEST(FunctionInliner, SubgraphReadsOfRenamedBodyValuesAreRenamed) {
+  // The branch reads the body's internal value "t", which inlining renames.
+  TestModel m;
+  onnx::FunctionProto* f = m.Function("custom", "Branch", {"c", "x"}, {"y"});
+  FunctionNode(f, "Neg", {"x"}, {"t"});
+  onnx::NodeProto* branch = FunctionNode(f, "If", {"c"}, {"y"}, "if");
+  for (const char* name : {"then_branch", "else_branch"}) {
+    onnx::AttributeProto* attribute = branch->add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = attribute->mutable_g();
+    onnx::NodeProto* inner = body->add_node();
+    inner->set_op_type("Identity");
+    inner->add_input("t");
+    inner->add_output("out");
+    body->add_output()->set_name("out");
+  }
+  m.Input("c", onnx::TensorProto::BOOL, {});
+  m.Input("x", kFloat, {1});
+  m.Node("Branch", {"c", "x"}, {"y"}, "b")->set_domain("custom");
+  m.Output("y", kFloat, {1});
+  onnx::ModelProto model = m.proto();
+  InlineFunctions(model);
+  ASSERT_EQ(model.graph().node_size(), 2);
+  const std::string neg_output = model.graph().node(0).output(0);
+  EXPECT_NE(neg_output, "t");
+  EXPECT_EQ(model.graph().node(1).attribute(0).g().node(0).input(0), neg_output);
+  EXPECT_EQ(LoadError(m.Serialize()), "");
 }
 
 TEST(FunctionInliner, ModelWithoutCallsIsUntouched) {

@@ -1,9 +1,13 @@
 #include "onnx_import/graph_converter.h"
 
+#include <algorithm>
+#include <memory>
 #include <set>
 
+#include "graph/control_flow.h"
 #include "loom/errors.h"
 #include "onnx_import/attribute_converter.h"
+#include "onnx_import/node_names.h"
 #include "onnx_import/value_types.h"
 
 namespace loom::onnx_import {
@@ -38,12 +42,14 @@ Tensor ConstantValue(const Attributes& attributes, const std::string& where) {
 
 class Converter {
  public:
-  Converter(const onnx::ModelProto& model, const std::vector<std::string>& node_names,
-            const ExternalDataPolicy& policy)
-      : model_(model),
-        graph_proto_(model.graph()),
+  // `depth`: 0 for the model's graph, 1 for its subgraphs, and so on.
+  Converter(const onnx::GraphProto& graph_proto, int64_t ir_version,
+            const std::vector<std::string>& node_names, const ExternalDataPolicy& policy, int depth)
+      : ir_version_(ir_version),
+        graph_proto_(graph_proto),
         names_(node_names),
         policy_(policy),
+        depth_(depth),
         symbols_(graph_proto_) {}
 
   Graph Run() {
@@ -58,9 +64,33 @@ class Converter {
     for (const onnx::ValueInfoProto& output : graph_proto_.output()) {
       const std::string what = "graph output '" + output.name() + "'";
       if (output.name().empty()) throw InvalidArgumentError("a graph output has no name");
-      graph_.outputs.push_back({output.name(), ConvertValueType(output, false, symbols_, what)});
+      TensorType type = ConvertValueType(output, false, symbols_, what);
+      // A subgraph's declared output shapes are often an exporter's traced
+      // first iteration (a loop-carried value may grow): only the dtype is
+      // kept, and type inference finds the shapes.
+      if (depth_ > 0) type.shape.reset();
+      graph_.outputs.push_back({output.name(), type});
     }
+    if (depth_ == 0) CheckCapturesDefined();
     return std::move(graph_);
+  }
+
+  // A subgraph's outer-scope values: the names its nodes read (their
+  // implicit inputs included) and its outputs name that it does not define,
+  // in order of first use. Call after Run() on a subgraph's converter.
+  std::vector<std::string> FreeNames(const Graph& graph) const {
+    std::vector<std::string> free;
+    auto note = [&](const std::string& name) {
+      if (!name.empty() && defined_.count(name) == 0 &&
+          std::find(free.begin(), free.end(), name) == free.end()) {
+        free.push_back(name);
+      }
+    };
+    for (const Node& node : graph.nodes) {
+      for (const std::string& input : node.inputs) note(input);
+    }
+    for (const ValueInfo& output : graph.outputs) note(output.name);
+    return free;
   }
 
  private:
@@ -83,13 +113,15 @@ class Converter {
     auto initializer = graph_.initializers.find(input.name());
     if (initializer == graph_.initializers.end()) {
       Define(input.name(), what);
-      graph_.inputs.push_back({input.name(), ConvertValueType(input, true, symbols_, what)});
+      // A subgraph's input types come from the node that runs it (type
+      // inference replaces them), so a subgraph may leave them out.
+      graph_.inputs.push_back({input.name(), ConvertValueType(input, depth_ == 0, symbols_, what)});
       return;
     }
     if (!input_names_.insert(input.name()).second) {
       throw InvalidArgumentError(what + " is listed twice");
     }
-    if (model_.ir_version() < 4) return;  // a constant, see the header
+    if (ir_version_ < 4) return;  // a constant, see the header
     const Tensor& value = initializer->second;
     TensorType type{value.dtype(),
                     SymbolicShape(value.shape().dims().begin(), value.shape().dims().end())};
@@ -99,7 +131,41 @@ class Converter {
 
   void AddNode(const onnx::NodeProto& proto, const std::string& name) {
     const std::string where = "node '" + name + "' (" + proto.op_type() + ")";
-    Attributes attributes = ConvertAttributes(proto, policy_, where);
+    // Subgraphs convert first, each into a graph of its own; their
+    // outer-scope values become the node's implicit inputs below.
+    std::vector<std::shared_ptr<Graph>> subgraphs;
+    std::vector<std::string> captures;
+    const SubgraphConverter convert_subgraph = [&](const onnx::GraphProto& proto_graph,
+                                                   const std::string& what) -> GraphAttribute {
+      if (depth_ + 1 > graph::kMaxSubgraphDepth) {
+        throw InvalidArgumentError(what + ": subgraphs are nested more than " +
+                                   std::to_string(graph::kMaxSubgraphDepth) + " levels deep");
+      }
+      const std::vector<std::string> names = UniqueNodeNames(proto_graph);
+      Converter converter(proto_graph, ir_version_, names, policy_, depth_ + 1);
+      std::shared_ptr<Graph> subgraph;
+      try {
+        subgraph = std::make_shared<Graph>(converter.Run());
+      } catch (const InvalidArgumentError& e) {
+        throw InvalidArgumentError(what + ": " + e.what());
+      }
+      for (const std::string& free_name : converter.FreeNames(*subgraph)) {
+        if (std::find(captures.begin(), captures.end(), free_name) == captures.end()) {
+          captures.push_back(free_name);
+        }
+      }
+      subgraphs.push_back(subgraph);
+      return subgraph;
+    };
+    Attributes attributes = ConvertAttributes(proto, policy_, where, &convert_subgraph);
+    // Every subgraph of the node takes all of its captures, in one order,
+    // as trailing inputs named after the outer values (loom/graph.h). Their
+    // types come from the outer graph when types are inferred.
+    for (const std::shared_ptr<Graph>& subgraph : subgraphs) {
+      for (const std::string& capture : captures) {
+        subgraph->inputs.push_back({capture, TensorType{DType::kFloat32, std::nullopt}});
+      }
+    }
     if (proto.op_type() == "Constant") {
       if (proto.output_size() != 1 || proto.output(0).empty()) {
         throw InvalidArgumentError(where + ": expected one named output");
@@ -112,11 +178,13 @@ class Converter {
     node.name = name;
     node.op_type = proto.op_type();
     node.inputs.assign(proto.input().begin(), proto.input().end());
+    node.inputs.insert(node.inputs.end(), captures.begin(), captures.end());
+    node.implicit_inputs = static_cast<int>(captures.size());
     // Unused trailing outputs are dropped (MaxPool's Indices, say, which the
-    // kernel does not produce), except Split's: its output count is its
-    // number of parts.
+    // kernel does not produce), except Split's (its output count is its
+    // number of parts) and control flow's (its outputs match its subgraphs').
     int last = proto.output_size();
-    if (proto.op_type() != "Split") {
+    if (proto.op_type() != "Split" && subgraphs.empty()) {
       while (last > 0 && proto.output(last - 1).empty()) --last;
     }
     for (int k = 0; k < last; ++k) {
@@ -127,6 +195,21 @@ class Converter {
     }
     node.attributes = std::move(attributes);
     graph_.nodes.push_back(std::move(node));
+  }
+
+  // In the model's graph, every value a subgraph reads from outside must
+  // exist: a name no enclosing graph defines is the model's error.
+  void CheckCapturesDefined() const {
+    for (const Node& node : graph_.nodes) {
+      for (size_t i = node.num_onnx_inputs(); i < node.inputs.size(); ++i) {
+        if (defined_.count(node.inputs[i]) == 0) {
+          throw InvalidArgumentError("node '" + node.name + "' (" + node.op_type +
+                                     "): a subgraph reads '" + node.inputs[i] +
+                                     "', which neither the subgraph nor any enclosing graph "
+                                     "defines");
+        }
+      }
+    }
   }
 
   // `base`, or `base` + "_<k>" if some value of the model already has it.
@@ -146,10 +229,11 @@ class Converter {
     return name;
   }
 
-  const onnx::ModelProto& model_;
+  const int64_t ir_version_;
   const onnx::GraphProto& graph_proto_;
   const std::vector<std::string>& names_;
   const ExternalDataPolicy& policy_;
+  const int depth_;
   SymbolTable symbols_;
   Graph graph_;
   std::set<std::string> defined_;
@@ -167,7 +251,7 @@ void AddRank(const onnx::ValueInfoProto& info, std::map<std::string, int>& ranks
 Graph ConvertGraph(const onnx::ModelProto& model, const std::vector<std::string>& node_names,
                    const ExternalDataPolicy& policy) {
   if (!model.has_graph()) throw InvalidArgumentError("the model has no graph");
-  return Converter(model, node_names, policy).Run();
+  return Converter(model.graph(), model.ir_version(), node_names, policy, 0).Run();
 }
 
 std::map<std::string, int> DeclaredRanks(const onnx::GraphProto& graph) {

@@ -10,7 +10,15 @@
 //  - nodes keep their op type, inputs and attributes and take the names
 //    UniqueNodeNames gives; an output left empty (an unused optional
 //    output) gets a fresh name; trailing ones are dropped (not Split's,
-//    whose output count is its number of parts).
+//    whose output count is its number of parts, nor control flow's);
+//  - GRAPH attributes (If, Loop, Scan) become subgraphs, converted the same
+//    way, nested at most graph::kMaxSubgraphDepth deep. A subgraph's
+//    outer-scope values (names it reads but does not define, through
+//    nested subgraphs too) become trailing inputs of every subgraph of the
+//    node and the node's implicit inputs (loom/graph.h); in the model's
+//    graph each must be defined, else an InvalidArgumentError names the
+//    node and the value. Subgraph inputs may omit their types; subgraph
+//    outputs keep their declared dtype only (shapes are inferred).
 #pragma once
 
 #include <map>

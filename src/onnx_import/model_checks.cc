@@ -6,6 +6,7 @@
 
 #include "kernels/registry.h"
 #include "loom/errors.h"
+#include "onnx_import/node_names.h"
 #include "onnx_import/onnx_op_versions.h"
 #include "onnx_import/opset_adapter.h"
 
@@ -14,6 +15,50 @@ namespace {
 
 // Node names listed per unsupported op before "... N more".
 constexpr size_t kMaxListedNodes = 8;
+
+// Calls fn(subgraph) for each GRAPH / GRAPHS attribute of `node`.
+template <typename Fn>
+void ForEachSubgraph(const onnx::NodeProto& node, Fn&& fn) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g()) fn(attribute.g());
+    for (const onnx::GraphProto& graph : attribute.graphs()) fn(graph);
+  }
+}
+
+void CollectOpTypes(const onnx::GraphProto& graph, std::vector<std::string>& ops) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (IsDefaultDomain(node.domain()) &&
+        std::find(ops.begin(), ops.end(), node.op_type()) == ops.end()) {
+      ops.push_back(node.op_type());
+    }
+    ForEachSubgraph(node, [&](const onnx::GraphProto& subgraph) { CollectOpTypes(subgraph, ops); });
+  }
+}
+
+void CollectUnsupported(const onnx::GraphProto& graph, const std::vector<std::string>& node_names,
+                        std::map<std::string, std::vector<std::string>>& unsupported) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto& node = graph.node(i);
+    if (node.domain() == "ai.loom") {
+      // What save_onnx_model writes for Loom's own nodes: any op Loom has a
+      // kernel for, internal ones included, with the attributes it wrote.
+      if (kernels::FindKernel(node.op_type()) == nullptr) {
+        unsupported[node.domain() + "::" + node.op_type()].push_back(node_names[i]);
+      }
+    } else if (!IsDefaultDomain(node.domain())) {
+      unsupported[node.domain() + "::" + node.op_type()].push_back(node_names[i]);
+    } else if ((kernels::FindKernel(node.op_type()) == nullptr &&
+                !AdapterReplacesOp(node.op_type())) ||
+               kernels::IsInternalOp(node.op_type())) {
+      unsupported[node.op_type().empty() ? "<empty op type>" : node.op_type()].push_back(
+          node_names[i]);
+    }
+    // Control flow's subgraphs: their nodes are named within the subgraph.
+    ForEachSubgraph(node, [&](const onnx::GraphProto& subgraph) {
+      CollectUnsupported(subgraph, UniqueNodeNames(subgraph), unsupported);
+    });
+  }
+}
 
 }  // namespace
 
@@ -58,33 +103,13 @@ int DefaultDomainOpset(const onnx::ModelProto& model, std::span<const InlinedFun
 
 std::vector<std::string> DefaultDomainOpTypes(const onnx::GraphProto& graph) {
   std::vector<std::string> ops;
-  for (const onnx::NodeProto& node : graph.node()) {
-    if (!IsDefaultDomain(node.domain())) continue;
-    if (std::find(ops.begin(), ops.end(), node.op_type()) == ops.end())
-      ops.push_back(node.op_type());
-  }
+  CollectOpTypes(graph, ops);
   return ops;
 }
 
 void CheckOpsSupported(const onnx::GraphProto& graph, const std::vector<std::string>& node_names) {
   std::map<std::string, std::vector<std::string>> unsupported;  // op → nodes
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto& node = graph.node(i);
-    if (node.domain() == "ai.loom") {
-      // What save_onnx_model writes for Loom's own nodes: any op Loom has a
-      // kernel for, internal ones included, with the attributes it wrote.
-      if (kernels::FindKernel(node.op_type()) == nullptr) {
-        unsupported[node.domain() + "::" + node.op_type()].push_back(node_names[i]);
-      }
-    } else if (!IsDefaultDomain(node.domain())) {
-      unsupported[node.domain() + "::" + node.op_type()].push_back(node_names[i]);
-    } else if ((kernels::FindKernel(node.op_type()) == nullptr &&
-                !AdapterReplacesOp(node.op_type())) ||
-               kernels::IsInternalOp(node.op_type())) {
-      unsupported[node.op_type().empty() ? "<empty op type>" : node.op_type()].push_back(
-          node_names[i]);
-    }
-  }
+  CollectUnsupported(graph, node_names, unsupported);
   if (unsupported.empty()) return;
   std::string message = std::to_string(unsupported.size()) + " unsupported op type" +
                         (unsupported.size() == 1 ? "" : "s") + ":";

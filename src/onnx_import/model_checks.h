@@ -32,10 +32,12 @@ int DefaultDomainOpset(const onnx::ModelProto& model, std::span<const InlinedFun
 // One error listing every op type with no Loom kernel and no rewrite into
 // ops that have one (or from another domain, shown as "domain::Op"), each
 // with the nodes that use it
-// (`node_names`: one per node of `graph`, as UniqueNodeNames gives).
+// (`node_names`: one per node of `graph`, as UniqueNodeNames gives; the
+// nodes of subgraphs, checked too, are named within their subgraph).
 void CheckOpsSupported(const onnx::GraphProto& graph, const std::vector<std::string>& node_names);
 
-// The default-domain op types of `graph`, each once, in order of first use.
+// The default-domain op types of `graph` and its subgraphs, each once, in
+// order of first use.
 std::vector<std::string> DefaultDomainOpTypes(const onnx::GraphProto& graph);
 
 }  // namespace loom::onnx_import

@@ -41,8 +41,14 @@ void AddValueInfo(const std::string& name, const TensorType& type,
   SetType(type, info->mutable_type());
 }
 
+void WriteGraph(const Graph& graph, const std::vector<std::string>& outer_names,
+                onnx::GraphProto* proto, bool* uses_loom_domain);
+
+// `outer_names`: the node's implicit inputs, which its subgraphs read as
+// their trailing inputs (loom/graph.h).
 void SetAttribute(const std::string& name, const AttributeValue& value,
-                  onnx::AttributeProto* proto) {
+                  const std::vector<std::string>& outer_names, onnx::AttributeProto* proto,
+                  bool* uses_loom_domain) {
   proto->set_name(name);
   if (const auto* i = std::get_if<int64_t>(&value)) {
     proto->set_type(onnx::AttributeProto::INT);
@@ -62,25 +68,40 @@ void SetAttribute(const std::string& name, const AttributeValue& value,
   } else if (const auto* strings = std::get_if<std::vector<std::string>>(&value)) {
     proto->set_type(onnx::AttributeProto::STRINGS);
     for (const std::string& v : *strings) proto->add_strings(v);
+  } else if (const auto* graph = std::get_if<GraphAttribute>(&value)) {
+    if (*graph == nullptr) throw InvalidArgumentError("attribute '" + name + "' holds no graph");
+    proto->set_type(onnx::AttributeProto::GRAPH);
+    WriteGraph(**graph, outer_names, proto->mutable_g(), uses_loom_domain);
   } else {
     proto->set_type(onnx::AttributeProto::TENSOR);
     *proto->mutable_t() = onnx_import::TensorToProto(std::get<Tensor>(value), name);
   }
 }
 
-onnx::ModelProto ToModel(const Graph& graph) {
-  onnx::ModelProto model;
-  model.set_ir_version(kIrVersion);
-  model.set_producer_name("loom");
-  model.set_producer_version(LOOM_VERSION);
-  onnx::OperatorSetIdProto* onnx_opset = model.add_opset_import();
-  onnx_opset->set_domain("");
-  onnx_opset->set_version(onnx_import::kNewestOnnxOpset);
-  onnx::GraphProto* proto = model.mutable_graph();
+// A subgraph's last outer_names.size() inputs are its captures: ONNX reads
+// them from the enclosing graph by name, so they are not written as inputs.
+// A capture whose outer value a pass renamed gets an Identity from the
+// outer name.
+void WriteGraph(const Graph& graph, const std::vector<std::string>& outer_names,
+                onnx::GraphProto* proto, bool* uses_loom_domain) {
   proto->set_name(graph.name);
-  bool uses_loom_domain = false;
-  for (const ValueInfo& input : graph.inputs) {
-    AddValueInfo(input.name, input.type, proto->mutable_input());
+  if (outer_names.size() > graph.inputs.size()) {
+    throw InvalidArgumentError("save_onnx_model: subgraph '" + graph.name + "' has " +
+                               std::to_string(graph.inputs.size()) + " inputs, fewer than its " +
+                               std::to_string(outer_names.size()) + " outer-scope values");
+  }
+  const size_t formal_inputs = graph.inputs.size() - outer_names.size();
+  for (size_t i = 0; i < formal_inputs; ++i) {
+    AddValueInfo(graph.inputs[i].name, graph.inputs[i].type, proto->mutable_input());
+  }
+  for (size_t k = 0; k < outer_names.size(); ++k) {
+    const std::string& inner = graph.inputs[formal_inputs + k].name;
+    if (inner == outer_names[k]) continue;
+    onnx::NodeProto* identity = proto->add_node();
+    identity->set_name(graph.name + "/capture_" + inner);
+    identity->set_op_type("Identity");
+    identity->add_input(outer_names[k]);
+    identity->add_output(inner);
   }
   for (const ValueInfo& output : graph.outputs) {
     AddValueInfo(output.name, output.type, proto->mutable_output());
@@ -101,12 +122,28 @@ onnx::ModelProto ToModel(const Graph& graph) {
     if (node.op_type == "Attention") attributes.erase("loom_outputs");
     if (!ops::IsOnnxOpWithOnnxAttributes(node.op_type, attributes)) {
       n->set_domain(kLoomDomain);
-      uses_loom_domain = true;
+      *uses_loom_domain = true;
     }
-    for (const std::string& input : node.inputs) n->add_input(input);
+    const size_t onnx_inputs = node.num_onnx_inputs();
+    for (size_t i = 0; i < onnx_inputs; ++i) n->add_input(node.inputs[i]);
+    const std::vector<std::string> captures(node.inputs.begin() + onnx_inputs, node.inputs.end());
     for (const std::string& output : node.outputs) n->add_output(output);
-    for (const auto& [name, value] : attributes) SetAttribute(name, value, n->add_attribute());
+    for (const auto& [name, value] : attributes) {
+      SetAttribute(name, value, captures, n->add_attribute(), uses_loom_domain);
+    }
   }
+}
+
+onnx::ModelProto ToModel(const Graph& graph) {
+  onnx::ModelProto model;
+  model.set_ir_version(kIrVersion);
+  model.set_producer_name("loom");
+  model.set_producer_version(LOOM_VERSION);
+  onnx::OperatorSetIdProto* onnx_opset = model.add_opset_import();
+  onnx_opset->set_domain("");
+  onnx_opset->set_version(onnx_import::kNewestOnnxOpset);
+  bool uses_loom_domain = false;
+  WriteGraph(graph, {}, model.mutable_graph(), &uses_loom_domain);
   if (uses_loom_domain) {
     onnx::OperatorSetIdProto* loom_opset = model.add_opset_import();
     loom_opset->set_domain(kLoomDomain);

@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 
+#include "graph/control_flow.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 #include "onnx_import/onnx_op_versions.h"
@@ -641,6 +642,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Hardmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"Hardmax", 13, 13, nullptr, kNewest},
     {"Identity", 1, 24, nullptr, "sequence and optional types from 14/16; types"},
+    {"If", 1, 24, nullptr,
+     "branch output shapes may differ from 11; sequence and optional types from 13/16 (refused "
+     "where used); types"},
     {"InstanceNormalization", 6, 22, nullptr, kTypesOnly},
     {"IsInf", 10, 20, nullptr, kTypesOnly},
     {"IsNaN", 9, 20, nullptr, kTypesOnly},
@@ -655,6 +659,9 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Log", 6, 13, nullptr, kTypesOnly},
     {"LogSoftmax", 1, 11, CoerceSoftmaxTo2D, "before 13 the input is coerced to 2-D at axis"},
     {"LogSoftmax", 13, 13, nullptr, kNewest},
+    {"Loop", 1, 24, nullptr,
+     "scan output shapes may change from 11; sequence and optional types from 13/16 (refused "
+     "where used); types"},
     {"LpNormalization", 1, 22, nullptr, kTypesOnly},
     {"LpPool", 1, 1, LpPoolFloatPToInt, "p is a float: whole values read as version 2's int"},
     {"LpPool", 2, 22, nullptr,
@@ -737,6 +744,12 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"RotaryEmbedding", 23, 23, nullptr, kNewest},
     {"Round", 11, 22, nullptr, kTypesOnly},
     {"STFT", 17, 17, nullptr, kNewest},
+    {"Scan", 8, 8, nullptr,
+     "Scan-8 has a batch axis and a sequence_lens input, which opset 9 removed; Loom reads the "
+     "opset 9 form only",
+     true},
+    {"Scan", 9, 24, nullptr,
+     "scan axes and directions from 9 (the form Loom reads); negative axes from 11; types"},
     {"Scatter", 9, 9, ScatterToScatterElements, "ScatterElements-11 under its old name"},
     {"Scatter", 11, 11, nullptr,
      "deprecated at opset 11, where it has no definition (ScatterElements replaces it)", true},
@@ -912,6 +925,17 @@ void AdaptToLatestOpset(Graph& graph, int opset, const std::map<std::string, int
     if (!version) continue;  // CheckOpVersions refused it before conversion
     const OpVersionRule* rule = FindVersionRule(op, *version);
     if (rule != nullptr && rule->rewrite != nullptr) rule->rewrite(adapter, i);
+  }
+  // Control flow's subgraphs hold ops of the same opset. Their declared
+  // ranks are not at hand: a rewrite that would use one takes its general
+  // form.
+  for (Node& node : graph.nodes) {
+    for (auto& [name, subgraph] : graph::Subgraphs(node)) {
+      const graph::SubgraphDepthGuard depth("node '" + node.name + "'");
+      auto adapted = std::make_shared<Graph>(*subgraph);
+      AdaptToLatestOpset(*adapted, opset, {});
+      node.attributes[name] = std::move(adapted);
+    }
   }
 }
 

@@ -45,7 +45,9 @@ struct HelperRecord {
 // One run's state. Shared (shared_ptr) with the helper tasks it queues on the
 // inter-op pool, because a helper may start after the step is over; it then
 // finds nothing to do and drops its reference.
-class Step : public std::enable_shared_from_this<Step>, public threading::HelperTraceSink {
+class Step : public std::enable_shared_from_this<Step>,
+             public threading::HelperTraceSink,
+             public RunControl {
  public:
   Step(std::shared_ptr<const ExecutionPlan> plan, const ExecutorResources& resources,
        const RunOptions& options)
@@ -72,6 +74,11 @@ class Step : public std::enable_shared_from_this<Step>, public threading::Helper
   std::vector<Tensor> RunAsCaller(const std::vector<int>& fetch_slots);
 
   void FillStats(RunStats& stats) const;
+
+  // Control flow checks between its subgraph runs (node_kernel.h).
+  void CheckInterruption() const override {
+    if (std::exception_ptr interruption = Interruption()) std::rethrow_exception(interruption);
+  }
 
   // Traced runs: an intra-op helper's share of node `tag`.
   void RecordHelperSpan(int64_t tag, const threading::WorkerInfo& worker, Clock::time_point begin,
@@ -323,7 +330,7 @@ void Step::RunKernel(int index) {
                                    static_cast<int>(node.outputs.size())};
   const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
   std::vector<Tensor> outputs =
-      node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()));
+      node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()), *this);
   if (outputs.size() < node.outputs.size()) {
     throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
                        " outputs, the graph expects " + std::to_string(node.outputs.size()));
@@ -338,6 +345,12 @@ void Step::StopWithCurrentException(int index) {
   const std::string prefix = "node '" + node.name + "' (" + node.op_type + "): ";
   try {
     throw;
+  } catch (const CancelledError&) {
+    // Raised inside control flow (CheckInterruption): the run's own error,
+    // as the executor gives it between nodes.
+    Stop(std::current_exception());
+  } catch (const DeadlineExceededError&) {
+    Stop(std::current_exception());
   } catch (const InvalidArgumentError& e) {
     Stop(std::make_exception_ptr(InvalidArgumentError(prefix + e.what())));
   } catch (const std::bad_alloc&) {

@@ -5,8 +5,10 @@
 #include <span>
 #include <vector>
 
+#include "graph/control_flow.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
+#include "runtime/control_flow_kernel.h"
 
 namespace loom::runtime {
 namespace {
@@ -16,8 +18,8 @@ class RegistryNodeKernel : public NodeKernel {
   RegistryNodeKernel(const kernels::KernelRegistration& registration, Attributes attrs)
       : registration_(registration), attrs_(std::move(attrs)) {}
 
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx,
-                          kernels::KernelInputs inputs) const override {
+  std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
+                          const RunControl&) const override {
     const Tensor* first = nullptr;
     for (const Tensor* input : inputs) {
       if (input != nullptr) {
@@ -43,8 +45,8 @@ class PreparedNodeKernel : public NodeKernel {
   explicit PreparedNodeKernel(std::unique_ptr<kernels::PreparedKernel> kernel)
       : kernel_(std::move(kernel)) {}
 
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx,
-                          kernels::KernelInputs inputs) const override {
+  std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
+                          const RunControl&) const override {
     return kernel_->Run(ctx, inputs);
   }
   const char* kind() const override { return kernel_->kind(); }
@@ -58,6 +60,7 @@ class PreparedNodeKernel : public NodeKernel {
 std::unique_ptr<NodeKernel> MakeNodeKernel(const Node& node,
                                            const std::vector<const Tensor*>& constants,
                                            kernels::Isa isa) {
+  if (graph::IsControlFlowOp(node.op_type)) return MakeControlFlowKernel(node, isa);
   const kernels::KernelRegistration* registration = kernels::FindKernel(node.op_type);
   if (registration == nullptr) {
     throw InvalidArgumentError("no kernel for op type '" + node.op_type + "'");

@@ -6,6 +6,9 @@
 // arrive in ONNX order, constants included (a prepared kernel ignores the
 // ones it has baked in).
 //
+// Control flow (If, Loop, Scan) gets a kernel of the runtime layer instead
+// (control_flow_kernel.h), which runs the node's subgraphs.
+//
 // Thread safety: Run is const and may be called concurrently.
 #pragma once
 
@@ -21,11 +24,27 @@ struct KernelRegistration;
 
 namespace loom::runtime {
 
+// What a node that runs subgraphs needs of the run it is part of: the
+// executor's step implements it.
+class RunControl {
+ public:
+  virtual ~RunControl() = default;
+  // Throws the run's CancelledError or DeadlineExceededError (the errors
+  // the executor itself gives) once it is cancelled or past its deadline.
+  virtual void CheckInterruption() const = 0;
+};
+
+// A RunControl that never interrupts (tests, constant evaluation).
+class NoRunControl : public RunControl {
+ public:
+  void CheckInterruption() const override {}
+};
+
 class NodeKernel {
  public:
   virtual ~NodeKernel() = default;
-  virtual std::vector<Tensor> Run(const kernels::KernelContext& ctx,
-                                  kernels::KernelInputs inputs) const = 0;
+  virtual std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
+                                  const RunControl& control) const = 0;
   // "registry", or the prepared kernel's kind ("prepared conv", ...): for
   // tests and traces.
   virtual const char* kind() const = 0;

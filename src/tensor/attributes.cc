@@ -1,5 +1,6 @@
 #include "loom/attributes.h"
 
+#include <iterator>
 #include <utility>
 
 #include "loom/errors.h"
@@ -8,7 +9,8 @@ namespace loom {
 
 std::string_view AttributeKindName(const AttributeValue& value) {
   static constexpr std::string_view kNames[] = {"int",    "float",   "string", "ints",
-                                                "floats", "strings", "tensor"};
+                                                "floats", "strings", "tensor", "graph"};
+  static_assert(std::size(kNames) == std::variant_size_v<AttributeValue>);
   return kNames[value.index()];
 }
 
@@ -81,6 +83,11 @@ std::vector<std::string> Attributes::get_strings(std::string_view name) const {
 }
 Tensor Attributes::get_tensor(std::string_view name) const {
   return Required(find_as<Tensor>(name, "tensor"), name);
+}
+GraphAttribute Attributes::get_graph(std::string_view name) const {
+  GraphAttribute graph = Required(find_as<GraphAttribute>(name, "graph"), name);
+  if (graph == nullptr) ThrowMissing(name);
+  return graph;
 }
 
 }  // namespace loom

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/int_math.h"
+#include "graph/control_flow.h"
 #include "graph/passes/graph_edit.h"
 #include "graph/passes/passes.h"
 #include "graph/topological_order.h"
@@ -154,6 +155,9 @@ bool FoldConstants(Graph& graph, const NodeEvaluator& evaluate) {
         std::all_of(node.outputs.begin(), node.outputs.end(),
                     [&](const std::string& output) { return graph_outputs.count(output) > 0; });
     if (fetched_identity) continue;
+    // Control flow runs subgraphs, which only a session can: it stays (its
+    // subgraphs are optimized on their own, OptimizeGraph).
+    if (HasSubgraphs(node)) continue;
 
     std::vector<const Tensor*> inputs;
     for (const std::string& input : node.inputs) {

@@ -1,5 +1,10 @@
+#include <algorithm>
+#include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "graph/control_flow.h"
 #include "graph/passes/passes.h"
 #include "graph/type_inference.h"
 #include "loom/errors.h"
@@ -12,7 +17,75 @@ namespace {
 // another pass's work into a bounded loop instead of a hang.
 constexpr int kMaxRounds = 64;
 
+// A capture whose outer value is a constant (an initializer that is not a
+// graph input) becomes an initializer of each subgraph of `node` (the same
+// tensor, shared), and leaves the node's implicit inputs: the subgraphs'
+// kernels then prepare for it as for any constant (a loop body's Gemm packs
+// its weights once, not every iteration).
+bool MoveConstantCapturesInside(const Graph& graph, Node& node) {
+  if (node.implicit_inputs == 0) return false;
+  std::set<std::string> graph_inputs;
+  for (const ValueInfo& input : graph.inputs) graph_inputs.insert(input.name);
+  std::vector<std::pair<std::string, std::shared_ptr<Graph>>> subgraphs;
+  for (auto& [name, subgraph] : Subgraphs(node)) {
+    subgraphs.emplace_back(name, std::make_shared<Graph>(*subgraph));
+  }
+  bool moved = false;
+  for (int k = node.implicit_inputs - 1; k >= 0; --k) {
+    const size_t index = node.num_onnx_inputs() + static_cast<size_t>(k);
+    const std::string& outer = node.inputs[index];
+    auto constant = graph.initializers.find(outer);
+    if (constant == graph.initializers.end() || graph_inputs.count(outer) != 0) continue;
+    const bool fits = std::all_of(subgraphs.begin(), subgraphs.end(), [&](const auto& entry) {
+      const Graph& sub = *entry.second;
+      const size_t position = sub.inputs.size() - static_cast<size_t>(node.implicit_inputs) + k;
+      return position < sub.inputs.size() && sub.initializers.count(sub.inputs[position].name) == 0;
+    });
+    if (!fits) continue;
+    for (auto& [name, sub] : subgraphs) {
+      const size_t position = sub->inputs.size() - static_cast<size_t>(node.implicit_inputs) + k;
+      sub->initializers.emplace(sub->inputs[position].name, constant->second);
+      sub->inputs.erase(sub->inputs.begin() + static_cast<std::ptrdiff_t>(position));
+    }
+    node.inputs.erase(node.inputs.begin() + static_cast<std::ptrdiff_t>(index));
+    --node.implicit_inputs;
+    moved = true;
+  }
+  if (!moved) return false;
+  for (auto& [name, sub] : subgraphs) node.attributes[name] = std::move(sub);
+  return true;
+}
+
 }  // namespace
+
+// Control flow's subgraphs, typed for their node's inputs by the InferTypes
+// before (control_flow.h), take in their constant captures and are
+// optimized as graphs of their own: the passes
+// keep a graph's input and output names, so the captures bound by position
+// stay in place. The outer passes treat the control-flow node as opaque.
+void OptimizeSubgraphs(Graph& graph, const OptimizationOptions& options) {
+  bool moved = false;
+  for (Node& node : graph.nodes) moved = MoveConstantCapturesInside(graph, node) || moved;
+  if (moved) EliminateDeadNodes(graph);  // initializers only the captures read
+  InferTypes(graph);
+  for (Node& node : graph.nodes) {
+    for (auto& [name, subgraph] : Subgraphs(node)) {
+      const SubgraphDepthGuard depth("node '" + node.name + "'");
+      auto optimized = std::make_shared<Graph>(*subgraph);
+      try {
+        OptimizeGraph(*optimized, options);
+      } catch (const SubgraphDepthError&) {
+        throw;
+      } catch (const InvalidArgumentError&) {
+        // An If branch that cannot be typed for these inputs (control_flow.h)
+        // stays as it is: it fails if it is ever taken.
+        if (node.op_type != "If") throw;
+        continue;
+      }
+      node.attributes[name] = std::move(optimized);
+    }
+  }
+}
 
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
   if (options.level < 0 || options.level > 2) {
@@ -64,6 +137,7 @@ void OptimizeGraph(Graph& graph, const OptimizationOptions& options) {
       InferTypes(graph);  // the layout pass reads channel counts
       UseBlockedLayout(graph, options.nchwc_block, options.winograd);
     }
+    OptimizeSubgraphs(graph, options);
   }
   InferTypes(graph);
 }

@@ -203,6 +203,13 @@ struct OptimizationOptions {
 // fusion until none changes anything, then (level 2, nchwc_block set) chooses the blocked layout;
 // every level ends with type inference. Throws InvalidArgumentError for a level outside 0..2, a
 // missing evaluator at level >= 1, or an invalid graph.
+// Control flow's subgraphs are optimized the same way (OptimizeSubgraphs).
 void OptimizeGraph(Graph& graph, const OptimizationOptions& options);
+
+// OptimizeGraph on each subgraph of each control-flow node, after typing
+// them for their node's inputs (InferTypes). Captured constants (outer
+// initializers that are not graph inputs) become initializers of the
+// subgraphs first, so their kernels prepare for them once.
+void OptimizeSubgraphs(Graph& graph, const OptimizationOptions& options);
 
 }  // namespace loom::graph

@@ -110,13 +110,13 @@ TEST_F(CaseRunnerTest, ShapeAndDTypeOfExpectedOutputMustMatch) {
 }
 
 TEST_F(CaseRunnerTest, OpWithoutKernelIsUnsupported) {
-  WriteCase(dir_.string(), SingleNodeModel("Loop", {{"x"}}, {{"y"}}),
+  WriteCase(dir_.string(), SingleNodeModel("TfIdfVectorizer", {{"x"}}, {{"y"}}),
             {{{Proto(Floats({1}))}, {Proto(Floats({1}))}}});
   CaseResult result = Run();
   EXPECT_EQ(result.status, CaseStatus::kUnsupported) << result.reason;
-  EXPECT_EQ(result.reason, "op Loop");
-  EXPECT_EQ(result.unsupported, std::vector<std::string>{"op Loop"});
-  EXPECT_EQ(result.op_types, std::vector<std::string>{"Loop"});
+  EXPECT_EQ(result.reason, "op TfIdfVectorizer");
+  EXPECT_EQ(result.unsupported, std::vector<std::string>{"op TfIdfVectorizer"});
+  EXPECT_EQ(result.op_types, std::vector<std::string>{"TfIdfVectorizer"});
 }
 
 TEST_F(CaseRunnerTest, OpVersionWithoutARuleIsUnsupported) {

@@ -62,6 +62,8 @@ void CheckType(const onnx::TypeProto& type, std::set<std::string>& out) {
   }
 }
 
+void CheckGraph(const onnx::GraphProto& graph, int opset, std::set<std::string>& out);
+
 // `opset`: the model's default-domain opset, 0 if it has none.
 void CheckNode(const onnx::NodeProto& node, int opset, std::set<std::string>& out) {
   if (!IsDefaultDomain(node.domain())) {
@@ -81,7 +83,20 @@ void CheckNode(const onnx::NodeProto& node, int opset, std::set<std::string>& ou
     if (attr.has_t()) CheckElementType(attr.t().data_type(), out);
     for (const onnx::TensorProto& t : attr.tensors()) CheckElementType(t.data_type(), out);
     if (attr.has_sparse_tensor() || attr.sparse_tensors_size() > 0) out.insert("sparse tensor");
+    // Control flow's subgraphs: their values and ops count too (a Loop
+    // carrying a sequence is unsupported for the sequence).
+    if (attr.has_g()) CheckGraph(attr.g(), opset, out);
+    for (const onnx::GraphProto& g : attr.graphs()) CheckGraph(g, opset, out);
   }
+}
+
+void CheckGraph(const onnx::GraphProto& graph, int opset, std::set<std::string>& out) {
+  for (const onnx::ValueInfoProto& v : graph.input()) CheckType(v.type(), out);
+  for (const onnx::ValueInfoProto& v : graph.output()) CheckType(v.type(), out);
+  for (const onnx::ValueInfoProto& v : graph.value_info()) CheckType(v.type(), out);
+  for (const onnx::TensorProto& t : graph.initializer()) CheckElementType(t.data_type(), out);
+  if (graph.sparse_initializer_size() > 0) out.insert("sparse initializer");
+  for (const onnx::NodeProto& node : graph.node()) CheckNode(node, opset, out);
 }
 
 }  // namespace
@@ -98,13 +113,7 @@ std::vector<std::string> FindUnsupportedFeatures(const onnx::ModelProto& model) 
       default_opset = static_cast<int>(opset.version());
     }
   }
-  const onnx::GraphProto& graph = model.graph();
-  for (const onnx::ValueInfoProto& v : graph.input()) CheckType(v.type(), out);
-  for (const onnx::ValueInfoProto& v : graph.output()) CheckType(v.type(), out);
-  for (const onnx::ValueInfoProto& v : graph.value_info()) CheckType(v.type(), out);
-  for (const onnx::TensorProto& t : graph.initializer()) CheckElementType(t.data_type(), out);
-  if (graph.sparse_initializer_size() > 0) out.insert("sparse initializer");
-  for (const onnx::NodeProto& node : graph.node()) CheckNode(node, default_opset, out);
+  CheckGraph(model.graph(), default_opset, out);
   return {out.begin(), out.end()};
 }
 

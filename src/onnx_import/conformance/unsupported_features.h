@@ -25,7 +25,7 @@ namespace loom::conformance {
 //   "sequence type"                 non-tensor values (sequence, map, optional, sparse)
 //   "sparse initializer"
 // Graph inputs, outputs, value_info, initializers and Constant tensors are
-// inspected; nodes inside subgraphs are not (their parent op is listed).
+// inspected, in control flow's subgraphs too.
 std::vector<std::string> FindUnsupportedFeatures(const onnx::ModelProto& model);
 
 // The distinct op types of the top-level graph's nodes, sorted; ops of a

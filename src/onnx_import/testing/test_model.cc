@@ -154,6 +154,15 @@ onnx::NodeProto* SetStrings(onnx::NodeProto* node, const std::string& name,
   return node;
 }
 
+onnx::NodeProto* SetGraph(onnx::NodeProto* node, const std::string& name,
+                          const onnx::GraphProto& graph) {
+  onnx::AttributeProto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::GRAPH);
+  *attribute->mutable_g() = graph;
+  return node;
+}
+
 onnx::NodeProto* SetTensor(onnx::NodeProto* node, const std::string& name, const Tensor& value) {
   *Add(node, name, onnx::AttributeProto::TENSOR)->mutable_t() = TensorToProto(value, "");
   return node;

@@ -76,6 +76,10 @@ onnx::NodeProto* SetFloats(onnx::NodeProto* node, const std::string& name,
 onnx::NodeProto* SetStrings(onnx::NodeProto* node, const std::string& name,
                             const std::vector<std::string>& values);
 onnx::NodeProto* SetTensor(onnx::NodeProto* node, const std::string& name, const Tensor& value);
+// A GRAPH attribute (control flow): another TestModel's graph() serves as
+// the subgraph.
+onnx::NodeProto* SetGraph(onnx::NodeProto* node, const std::string& name,
+                          const onnx::GraphProto& graph);
 // An attribute `name` of `type` that refers to the enclosing function's
 // attribute `ref` (AttributeProto.ref_attr_name).
 onnx::NodeProto* SetRef(onnx::NodeProto* node, const std::string& name,

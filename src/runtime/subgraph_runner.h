@@ -1,0 +1,34 @@
+// RunSubgraph: runs a control-flow node's subgraph (its own ExecutionPlan,
+// prepared once when the session was created) to completion on the calling
+// thread — the thread running the control-flow node. No thread is created
+// and no node is handed to the inter-op pool: the nodes run one after
+// another in the plan's topological order, each parallelizing through the
+// same intra-op pool (ctx.pool) as any node of the run. Tensors are
+// allocated through the allocator the executor installed for the node, so
+// the subgraph's values count in the run's memory accounting and limit, and
+// each is dropped after its last reader.
+//
+// The run's cancellation and deadline are checked before each node.
+//
+// Errors: a node's InvalidArgumentError is rethrown naming the subgraph and
+// the node; CancelledError and DeadlineExceededError pass through unchanged;
+// other errors become RuntimeError naming them.
+//
+// Thread safety: the plan is shared read-only; concurrent runs are safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/op_kernel.h"
+#include "runtime/execution_plan.h"
+#include "runtime/node_kernel.h"
+
+namespace loom::runtime {
+
+// `inputs[i]` feeds the plan's input i; returns the plan's outputs in order.
+std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> inputs,
+                                threading::ThreadPool* pool, const RunControl& control,
+                                const std::string& where);
+
+}  // namespace loom::runtime
