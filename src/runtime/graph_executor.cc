@@ -14,6 +14,7 @@
 #include <string>
 
 #include "loom/errors.h"
+#include "runtime/subgraph_runner.h"
 #include "tensor/tensor_allocator.h"
 #include "threading/cpu_budget.h"
 #include "threading/parallel_for.h"
@@ -312,29 +313,8 @@ void Step::LeaveNode() {
 
 void Step::RunKernel(int index) {
   const PlanNode& node = plan_->nodes()[index];
-  // Most ops have at most a handful of inputs; avoid a heap vector for them.
-  constexpr size_t kInline = 8;
-  const Tensor* inline_inputs[kInline];
-  std::vector<const Tensor*> heap_inputs;
-  const Tensor** inputs = inline_inputs;
-  if (node.inputs.size() > kInline) {
-    heap_inputs.resize(node.inputs.size());
-    inputs = heap_inputs.data();
-  }
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const int slot = node.inputs[i];
-    const Tensor* constant = slot < 0 ? nullptr : plan_->constant(slot);
-    inputs[i] = slot < 0 ? nullptr : (constant != nullptr ? constant : &slots_[slot]);
-  }
-  const kernels::KernelContext ctx{resources_.intra_op_pool, plan_->isa(),
-                                   static_cast<int>(node.outputs.size())};
   const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
-  std::vector<Tensor> outputs =
-      node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()), *this);
-  if (outputs.size() < node.outputs.size()) {
-    throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
-                       " outputs, the graph expects " + std::to_string(node.outputs.size()));
-  }
+  std::vector<Tensor> outputs = RunPlanNode(*plan_, node, slots_, resources_.intra_op_pool, *this);
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     slots_[node.outputs[i]] = std::move(outputs[i]);
   }

@@ -8,9 +8,15 @@
 namespace loom::runtime {
 namespace {
 
-std::vector<Tensor> RunNode(const ExecutionPlan& plan, const PlanNode& node,
-                            const std::vector<Tensor>& slots, threading::ThreadPool* pool,
-                            const RunControl& control) {
+std::string Prefix(const std::string& where, const PlanNode& node) {
+  return where + ": node '" + node.name + "' (" + node.op_type + "): ";
+}
+
+}  // namespace
+
+std::vector<Tensor> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
+                                const std::vector<Tensor>& slots, threading::ThreadPool* pool,
+                                const RunControl& control) {
   // Most ops have at most a handful of inputs; avoid a heap vector for them
   // (a loop body's nodes run once per iteration).
   constexpr size_t kInline = 8;
@@ -36,12 +42,6 @@ std::vector<Tensor> RunNode(const ExecutionPlan& plan, const PlanNode& node,
   return outputs;
 }
 
-std::string Prefix(const std::string& where, const PlanNode& node) {
-  return where + ": node '" + node.name + "' (" + node.op_type + "): ";
-}
-
-}  // namespace
-
 std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> inputs,
                                 threading::ThreadPool* pool, const RunControl& control,
                                 const std::string& where) {
@@ -61,7 +61,7 @@ std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> i
     control.CheckInterruption();
     std::vector<Tensor> outputs;
     try {
-      outputs = RunNode(plan, node, slots, pool, control);
+      outputs = RunPlanNode(plan, node, slots, pool, control);
     } catch (const CancelledError&) {
       throw;
     } catch (const DeadlineExceededError&) {

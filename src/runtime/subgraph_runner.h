@@ -26,6 +26,15 @@
 
 namespace loom::runtime {
 
+// Runs one node of `plan` on the values in `slots` (constants from the
+// plan): its inputs bound, its kernel run with `pool`, `control` and the
+// plan's ISA. Returns its outputs; throws RuntimeError when the kernel
+// returns fewer than the node has. The graph executor and RunSubgraph both
+// run nodes through it.
+std::vector<Tensor> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
+                                const std::vector<Tensor>& slots, threading::ThreadPool* pool,
+                                const RunControl& control);
+
 // `inputs[i]` feeds the plan's input i; returns the plan's outputs in order.
 std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> inputs,
                                 threading::ThreadPool* pool, const RunControl& control,
