@@ -566,9 +566,10 @@ TEST(FunctionInliner, MalformedFunctionsAreRefused) {
                        "imports the default ONNX domain twice"));
 }
 
-TEST(FunctionInliner, SubgraphInABodyReadsTheCallersValues) {
-  TestModel m;
-  onnx::FunctionProto* f = m.Function("custom", "Branch", {"c", "x"}, {"y"});
+// A function "custom.Branch"(c, x) -> y whose body ends in an If: both
+// branches return Identity(`read`), a value of the function's scope. The
+// caller's model calls it on inputs c (bool) and x (float [1]).
+void BranchCallingModel(TestModel& m, onnx::FunctionProto* f, const char* read) {
   onnx::NodeProto* branch = FunctionNode(f, "If", {"c"}, {"y"}, "if");
   for (const char* name : {"then_branch", "else_branch"}) {
     onnx::AttributeProto* attribute = branch->add_attribute();
@@ -577,7 +578,7 @@ TEST(FunctionInliner, SubgraphInABodyReadsTheCallersValues) {
     onnx::GraphProto* body = attribute->mutable_g();
     onnx::NodeProto* inner = body->add_node();
     inner->set_op_type("Identity");
-    inner->add_input("x");  // the function's value, from the outer scope
+    inner->add_input(read);
     inner->add_output("out");
     body->add_output()->set_name("out");
   }
@@ -585,6 +586,12 @@ TEST(FunctionInliner, SubgraphInABodyReadsTheCallersValues) {
   m.Input("x", kFloat, {1});
   m.Node("Branch", {"c", "x"}, {"y"}, "b")->set_domain("custom");
   m.Output("y", kFloat, {1});
+}
+
+TEST(FunctionInliner, SubgraphInABodyReadsTheCallersValues) {
+  TestModel m;
+  onnx::FunctionProto* f = m.Function("custom", "Branch", {"c", "x"}, {"y"});
+  BranchCallingModel(m, f, "x");  // the function's x, from the outer scope
   onnx::ModelProto model = m.proto();
   InlineFunctions(model);
   ASSERT_EQ(model.graph().node_size(), 1);
@@ -599,22 +606,7 @@ TEST(FunctionInliner, SubgraphReadsOfRenamedBodyValuesAreRenamed) {
   TestModel m;
   onnx::FunctionProto* f = m.Function("custom", "Branch", {"c", "x"}, {"y"});
   FunctionNode(f, "Neg", {"x"}, {"t"});
-  onnx::NodeProto* branch = FunctionNode(f, "If", {"c"}, {"y"}, "if");
-  for (const char* name : {"then_branch", "else_branch"}) {
-    onnx::AttributeProto* attribute = branch->add_attribute();
-    attribute->set_name(name);
-    attribute->set_type(onnx::AttributeProto::GRAPH);
-    onnx::GraphProto* body = attribute->mutable_g();
-    onnx::NodeProto* inner = body->add_node();
-    inner->set_op_type("Identity");
-    inner->add_input("t");
-    inner->add_output("out");
-    body->add_output()->set_name("out");
-  }
-  m.Input("c", onnx::TensorProto::BOOL, {});
-  m.Input("x", kFloat, {1});
-  m.Node("Branch", {"c", "x"}, {"y"}, "b")->set_domain("custom");
-  m.Output("y", kFloat, {1});
+  BranchCallingModel(m, f, "t");
   onnx::ModelProto model = m.proto();
   InlineFunctions(model);
   ASSERT_EQ(model.graph().node_size(), 2);
