@@ -152,14 +152,15 @@ constexpr int64_t kSkinnyColsPerUnit = 256;
 
 // Columns per n block: a 256 x 2048 packed B block is 2 MB, well inside L3.
 constexpr int64_t kNc = 2048;
-// Row tiles that prefetch the next B panel (RunPrepackedB): each takes 4 *
-// kc floats, a quarter of its cache lines every step's two, so eight cover a
-// 32-column panel of the AVX-512 kernel. Weights from L3 (64 x 1024 x 1024
-// with twelve such matrices cycled, like a model's layers) ran at 153
-// GFLOP/s without and 177 with it (median of 5); a prefetch burst before
-// each tile instead, or the current panel 16 steps ahead, measured slower
-// or no change (bench/results/transformers-gemm-2026-12-05.md).
-constexpr int64_t kPrefetchTiles = 8;
+// The next B panel's prefetch (RunPrepackedB, MultiplyPanel): a unit of 8+
+// row tiles spreads it over its first 8, each a line every 4 steps (4 * kc
+// floats, 1/8 of a 32-column panel); a smaller unit over its first 4, a
+// line every 2 steps. Weights from L3 (twelve 1024 x 1024 matrices cycled,
+// like a model's layers), medians of 5: m = 60 153 GFLOP/s without, 177
+// with; m = 72 (6 tiles) 109 without, 137 with every 4, 148 with every 2;
+// m = 96 (8 tiles) 122, 151 and 149. A prefetch burst before each tile
+// instead, or the current panel 16 steps ahead, measured slower or no
+// change (bench/results/transformers-gemm-2026-12-05.md).
 // A parallel work unit: this many row panels by this many column panels.
 constexpr int64_t kRowPanelsPerUnit = 8;
 constexpr int64_t kColPanelsPerUnit = 4;
@@ -546,11 +547,16 @@ struct PackedBlock {
       const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
       float* c = g.c + r * mr * g.ldc + col;
       if (a_block == nullptr) {
-        const float* prefetch = next_panel != nullptr && r - r0 < kPrefetchTiles
-                                    ? next_panel + (r - r0) * 4 * kc
+        // Units of 8+ row tiles: the first 8 take a line every 4 steps;
+        // smaller ones: the first 4 take one every 2 (each slice covers
+        // 1/8 or 1/4 of a 32-column panel).
+        const int every = r1 - r0 >= 8 ? 4 : 2;
+        const int64_t tiles = every == 4 ? 8 : 4;
+        const float* prefetch = next_panel != nullptr && r - r0 < tiles
+                                    ? next_panel + (r - r0) * (16 / every) * kc
                                     : nullptr;
         kernel.run_rows(kc, g.a + r * mr * g.lda + pc, g.lda, b_panel, c, g.ldc, g.alpha, rows,
-                        cols, !overwrite, prefetch);
+                        cols, !overwrite, prefetch, every);
       } else {
         kernel.run(kc, a_block + r * mr * kc, b_panel, c, g.ldc, g.alpha, rows, cols, !overwrite);
       }

@@ -35,15 +35,16 @@ void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* 
 // kernel, so both give the same bits. Small products skip packing A, a
 // scalar transpose that took a quarter of a 64 x 128 x 128 MatMul.
 //
-// `prefetch` (or null): kc / 4 cache lines (4 * kc floats) the caller reads
-// next, which the kernel prefetches into L1 one line every four steps while
-// it computes (the AVX-512 kernel; the AVX2 one ignores it). The driver
-// points each row tile of a unit at its slice of the next B panel: weights
-// streamed from L3 then arrive spread over the unit's tiles instead of all
-// during its first (gemm.cc, RunPrepackedB).
+// `prefetch` (or null): cache lines the caller reads next, which the kernel
+// prefetches into L1 while it computes, one line every `prefetch_every`
+// steps (2 or 4: kc / 2 or kc / 4 lines from `prefetch` on; the AVX-512
+// kernel; the AVX2 one ignores it). The driver points each row tile of a
+// unit at its slice of the next B panel: weights streamed from L3 then
+// arrive spread over the unit's tiles instead of all during its first
+// (gemm.cc, RunPrepackedB).
 using GemmRowsMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
                                      float* c, int64_t ldc, float alpha, int mr, int nr,
-                                     bool accumulate, const float* prefetch);
+                                     bool accumulate, const float* prefetch, int prefetch_every);
 
 // For the rows forms: calls f(std::integral_constant<int, r>{}) with r = mr
 // clamped to [1, kMaxRows], turning the run-time row count of a tile into a
@@ -58,9 +59,9 @@ inline void WithRowCount(int mr, F&& f) {
 
 void f32_gemm_6x16_rows__avx2_fma(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                                   int64_t ldc, float alpha, int mr, int nr, bool accumulate,
-                                  const float* prefetch);
+                                  const float* prefetch, int prefetch_every);
 void f32_gemm_12x32_rows__avx512f(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                                   int64_t ldc, float alpha, int mr, int nr, bool accumulate,
-                                  const float* prefetch);
+                                  const float* prefetch, int prefetch_every);
 
 }  // namespace loom::kernels

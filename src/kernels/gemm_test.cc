@@ -231,16 +231,21 @@ TEST(Gemm, RowsMicroKernelsGiveThePackedKernelsBits) {
               const int64_t ldc = pair.nr + 2;
               std::vector<float> c0(static_cast<size_t>(pair.mr * ldc));
               for (float& x : c0) x = dist(rng);
-              std::vector<float> c1 = c0, c2 = c0;
+              const std::vector<float> c_start = c0;
+              std::vector<float> c1 = c0;
               pair.packed(kc, packed.data(), b.get(), c0.data(), ldc, alpha, mr, nr, accumulate);
               pair.rows(kc, a.data(), lda, b.get(), c1.data(), ldc, alpha, mr, nr, accumulate,
-                        nullptr);
+                        nullptr, 0);
               ASSERT_EQ(c1, c0) << IsaName(pair.isa) << " kc=" << kc << " mr=" << mr << " nr=" << nr
                                 << " accumulate=" << accumulate;
               // Prefetching (here A's lines) changes nothing computed.
-              pair.rows(kc, a.data(), lda, b.get(), c2.data(), ldc, alpha, mr, nr, accumulate,
-                        a.data());
-              ASSERT_EQ(c2, c0) << IsaName(pair.isa) << " with prefetch, kc=" << kc;
+              for (int every : {2, 4}) {
+                std::vector<float> c2 = c_start;
+                pair.rows(kc, a.data(), lda, b.get(), c2.data(), ldc, alpha, mr, nr, accumulate,
+                          a.data(), every);
+                ASSERT_EQ(c2, c0) << IsaName(pair.isa) << " prefetch every " << every
+                                  << ", kc=" << kc;
+              }
               ++checked;
             }
           }

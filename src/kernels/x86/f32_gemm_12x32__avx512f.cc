@@ -55,8 +55,8 @@ __attribute__((always_inline)) inline void StoreTile(__m512 (&acc)[MR][2], float
 
 // MR rows of A in place: row i at a + i * lda. Only the MR rows are read
 // and multiplied, so an edge tile of 4 rows costs 4 rows' work, not 12.
-// With `prefetch`, one cache line of it every four steps (prefetcht0).
-template <int MR, bool kPrefetch>
+// kEvery > 0: one cache line of `prefetch` every kEvery steps (prefetcht0).
+template <int MR, int kEvery>
 void RowsTile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
               float alpha, int nr, bool accumulate, const float* prefetch) {
   __m512 acc[MR][2];
@@ -71,8 +71,8 @@ void RowsTile(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_load_ps(b + p * kNr);
     const __m512 b1 = _mm512_load_ps(b + p * kNr + 16);
-    if (kPrefetch && (p & 3) == 0) {
-      _mm_prefetch(reinterpret_cast<const char*>(prefetch + (p >> 2) * 16), _MM_HINT_T0);
+    if (kEvery > 0 && p % kEvery == 0) {
+      _mm_prefetch(reinterpret_cast<const char*>(prefetch + p / kEvery * 16), _MM_HINT_T0);
     }
 #pragma GCC unroll 12
     for (int i = 0; i < MR; ++i) {
@@ -109,13 +109,15 @@ void f32_gemm_12x32__avx512f(int64_t kc, const float* a, const float* b, float* 
 
 void f32_gemm_12x32_rows__avx512f(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                                   int64_t ldc, float alpha, int mr, int nr, bool accumulate,
-                                  const float* prefetch) {
+                                  const float* prefetch, int prefetch_every) {
   WithRowCount<kMr>(mr, [&](auto rows) {
     constexpr int kRows = decltype(rows)::value;
-    if (prefetch != nullptr) {
-      RowsTile<kRows, true>(kc, a, lda, b, c, ldc, alpha, nr, accumulate, prefetch);
+    if (prefetch == nullptr) {
+      RowsTile<kRows, 0>(kc, a, lda, b, c, ldc, alpha, nr, accumulate, nullptr);
+    } else if (prefetch_every <= 2) {
+      RowsTile<kRows, 2>(kc, a, lda, b, c, ldc, alpha, nr, accumulate, prefetch);
     } else {
-      RowsTile<kRows, false>(kc, a, lda, b, c, ldc, alpha, nr, accumulate, nullptr);
+      RowsTile<kRows, 4>(kc, a, lda, b, c, ldc, alpha, nr, accumulate, prefetch);
     }
   });
 }

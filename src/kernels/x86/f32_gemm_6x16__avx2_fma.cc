@@ -94,7 +94,8 @@ void f32_gemm_6x16__avx2_fma(int64_t kc, const float* a, const float* b, float* 
 
 void f32_gemm_6x16_rows__avx2_fma(int64_t kc, const float* a, int64_t lda, const float* b, float* c,
                                   int64_t ldc, float alpha, int mr, int nr, bool accumulate,
-                                  const float* /*prefetch: not measured on an AVX2 CPU yet*/) {
+                                  const float* /*prefetch: not measured on an AVX2 CPU yet*/,
+                                  int /*prefetch_every*/) {
   WithRowCount<kMr>(mr, [&](auto rows) {
     RowsTile<decltype(rows)::value>(kc, a, lda, b, c, ldc, alpha, nr, accumulate);
   });
