@@ -152,15 +152,6 @@ constexpr int64_t kSkinnyColsPerUnit = 256;
 
 // Columns per n block: a 256 x 2048 packed B block is 2 MB, well inside L3.
 constexpr int64_t kNc = 2048;
-// The next B panel's prefetch (RunPrepackedB, MultiplyPanel): a unit of 8+
-// row tiles spreads it over its first 8, each a line every 4 steps (4 * kc
-// floats, 1/8 of a 32-column panel); a smaller unit over its first 4, a
-// line every 2 steps. Weights from L3 (twelve 1024 x 1024 matrices cycled,
-// like a model's layers), medians of 5: m = 60 153 GFLOP/s without, 177
-// with; m = 72 (6 tiles) 109 without, 137 with every 4, 148 with every 2;
-// m = 96 (8 tiles) 122, 151 and 149. A prefetch burst before each tile
-// instead, or the current panel 16 steps ahead, measured slower or no
-// change (bench/results/transformers-gemm-2026-12-05.md).
 // A parallel work unit: this many row panels by this many column panels.
 constexpr int64_t kRowPanelsPerUnit = 8;
 constexpr int64_t kColPanelsPerUnit = 4;
@@ -535,9 +526,18 @@ struct PackedBlock {
   bool overwrite;   // the kernel writes C instead of adding to it
 
   // B panel q (packed at b_panel) times row panels [r0, r1) of A's block.
-  // With `epilogue`, each tile's epilogue runs right after the tile. With
-  // `next_panel` (A read in place), the first kPrefetchTiles row tiles each
-  // prefetch their slice (4 * kc floats) of it.
+  // With `epilogue`, each tile's epilogue runs right after the tile.
+  //
+  // With `next_panel` (A read in place; RunPrepackedB passes the unit's next
+  // B panel), the row tiles prefetch it while they compute: a unit of 8+
+  // tiles over its first 8, each a line every 4 steps (4 * kc floats, 1/8
+  // of a 32-column panel); a smaller unit over its first 4, a line every 2
+  // steps. Weights from L3 (twelve 1024 x 1024 matrices cycled, like a
+  // model's layers), medians of 5: m = 60 153 GFLOP/s without, 177 with;
+  // m = 72 (6 tiles) 109 without, 137 with every 4, 148 with every 2;
+  // m = 96 (8 tiles) 122, 151 and 149. A prefetch burst before each tile
+  // instead, or the current panel 16 steps ahead, measured slower or no
+  // change (bench/results/transformers-gemm-2026-12-05.md).
   void MultiplyPanel(int64_t q, const float* b_panel, int64_t r0, int64_t r1, bool epilogue,
                      const float* next_panel = nullptr) const {
     const int mr = kernel.mr, nr = kernel.nr;
@@ -547,9 +547,6 @@ struct PackedBlock {
       const int rows = static_cast<int>(std::min<int64_t>(mr, g.m - r * mr));
       float* c = g.c + r * mr * g.ldc + col;
       if (a_block == nullptr) {
-        // Units of 8+ row tiles: the first 8 take a line every 4 steps;
-        // smaller ones: the first 4 take one every 2 (each slice covers
-        // 1/8 or 1/4 of a 32-column panel).
         const int every = r1 - r0 >= 8 ? 4 : 2;
         const int64_t tiles = every == 4 ? 8 : 4;
         const float* prefetch = next_panel != nullptr && r - r0 < tiles
