@@ -16,15 +16,13 @@ namespace {
 // row's bits on 16 lanes, in 0.59-0.73 of the AVX2 time per element on the
 // Intel Xeon (sigmoid and tanh on 32-96 floats, an LSTM's gate spans; GELU
 // on 1536; bench/results/recurrent-2026-12-05.md).
-constexpr std::array<F32MathKernels, 3> kF32MathKernels = {{
-    {Isa::kPortable, f32_activation__portable, f32_exp__portable, f32_log__portable,
-     f32_erf__portable, f32_floor__portable, f32_ceil__portable},
-    {Isa::kAvx2Fma, f32_activation__avx2_fma, f32_exp__avx2_fma, f32_log__avx2_fma,
-     f32_erf__avx2_fma, f32_floor__avx2_fma, f32_ceil__avx2_fma},
-    {Isa::kAvx512f, f32_activation__avx512f, f32_exp__avx512f, f32_log__avx512f, f32_erf__avx512f,
-     f32_floor__avx512f, f32_ceil__avx512f},
-}};
-
+const std::array<F32MathKernels, 3>& MathTable() {
+  static const std::array<F32MathKernels, 3> kTable = {
+      F32MathKernels{Isa::kPortable, f32_activation__portable, f32_exp__portable, f32_log__portable,
+                     f32_erf__portable, f32_floor__portable, f32_ceil__portable},
+      F32MathKernelsAvx2(), F32MathKernelsAvx512()};
+  return kTable;
+}
 constexpr double kSqrtHalf = 0.70710678118654752440;
 constexpr double kSqrtTwoOverPi = 0.79788456080286535588;
 
@@ -174,8 +172,8 @@ void f32_ceil__portable(const float* x, float* y, int64_t n) {
 }
 
 const F32MathKernels& F32MathFor(Isa isa) {
-  const F32MathKernels* best = &kF32MathKernels[0];
-  for (const F32MathKernels& row : kF32MathKernels) {
+  const F32MathKernels* best = &MathTable()[0];
+  for (const F32MathKernels& row : MathTable()) {
     if (row.isa <= isa) best = &row;
   }
   return *best;

@@ -43,18 +43,9 @@ void f32_erf__portable(const float* x, float* y, int64_t n);
 void f32_floor__portable(const float* x, float* y, int64_t n);
 void f32_ceil__portable(const float* x, float* y, int64_t n);
 
-void f32_activation__avx2_fma(const Activation& activation, const float* x, float* y, int64_t n);
-void f32_exp__avx2_fma(const float* x, float* y, int64_t n);
-void f32_log__avx2_fma(const float* x, float* y, int64_t n);
-void f32_erf__avx2_fma(const float* x, float* y, int64_t n);
-void f32_floor__avx2_fma(const float* x, float* y, int64_t n);
-void f32_ceil__avx2_fma(const float* x, float* y, int64_t n);
-
-void f32_activation__avx512f(const Activation& activation, const float* x, float* y, int64_t n);
-void f32_exp__avx512f(const float* x, float* y, int64_t n);
-void f32_log__avx512f(const float* x, float* y, int64_t n);
-void f32_erf__avx512f(const float* x, float* y, int64_t n);
-void f32_floor__avx512f(const float* x, float* y, int64_t n);
-void f32_ceil__avx512f(const float* x, float* y, int64_t n);
+// The vector rows (x86/vector_math_impl.h instantiated per ISA file): the
+// same bits at both widths.
+const F32MathKernels& F32MathKernelsAvx2();
+const F32MathKernels& F32MathKernelsAvx512();
 
 }  // namespace loom::kernels

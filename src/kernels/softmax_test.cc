@@ -156,7 +156,7 @@ TEST(Softmax, Avx2ExpMatchesUnaryExpOverTheWholeRange) {
   const int64_t n = static_cast<int64_t>(x.size());
   std::vector<float> zero(x.size(), 0.0f), softmax_exp(x.size()), unary_exp(x.size());
   F32SoftmaxPrimitives__avx2_fma().exp_shift(x.data(), zero.data(), softmax_exp.data(), n);
-  f32_exp__avx2_fma(x.data(), unary_exp.data(), n);
+  F32MathFor(Isa::kAvx2Fma).exp(x.data(), unary_exp.data(), n);
   int subnormal_results = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     ASSERT_EQ(std::memcmp(&softmax_exp[i], &unary_exp[i], sizeof(float)), 0)

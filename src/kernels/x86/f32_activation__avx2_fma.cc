@@ -7,23 +7,9 @@
 
 namespace loom::kernels {
 
-void f32_activation__avx2_fma(const Activation& activation, const float* x, float* y, int64_t n) {
-  vector_math::Activate<Avx2Ops>(activation, x, y, n);
-}
-void f32_exp__avx2_fma(const float* x, float* y, int64_t n) {
-  vector_math::ExpSpan<Avx2Ops>(x, y, n);
-}
-void f32_log__avx2_fma(const float* x, float* y, int64_t n) {
-  vector_math::LogSpan<Avx2Ops>(x, y, n);
-}
-void f32_erf__avx2_fma(const float* x, float* y, int64_t n) {
-  vector_math::ErfSpan<Avx2Ops>(x, y, n);
-}
-void f32_floor__avx2_fma(const float* x, float* y, int64_t n) {
-  vector_math::FloorSpan<Avx2Ops>(x, y, n);
-}
-void f32_ceil__avx2_fma(const float* x, float* y, int64_t n) {
-  vector_math::CeilSpan<Avx2Ops>(x, y, n);
+const F32MathKernels& F32MathKernelsAvx2() {
+  static const F32MathKernels kRow = vector_math::MathRow<Avx2Ops>(Isa::kAvx2Fma);
+  return kRow;
 }
 
 }  // namespace loom::kernels

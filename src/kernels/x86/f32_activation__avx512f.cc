@@ -8,23 +8,9 @@
 
 namespace loom::kernels {
 
-void f32_activation__avx512f(const Activation& activation, const float* x, float* y, int64_t n) {
-  vector_math::Activate<Avx512Ops>(activation, x, y, n);
-}
-void f32_exp__avx512f(const float* x, float* y, int64_t n) {
-  vector_math::ExpSpan<Avx512Ops>(x, y, n);
-}
-void f32_log__avx512f(const float* x, float* y, int64_t n) {
-  vector_math::LogSpan<Avx512Ops>(x, y, n);
-}
-void f32_erf__avx512f(const float* x, float* y, int64_t n) {
-  vector_math::ErfSpan<Avx512Ops>(x, y, n);
-}
-void f32_floor__avx512f(const float* x, float* y, int64_t n) {
-  vector_math::FloorSpan<Avx512Ops>(x, y, n);
-}
-void f32_ceil__avx512f(const float* x, float* y, int64_t n) {
-  vector_math::CeilSpan<Avx512Ops>(x, y, n);
+const F32MathKernels& F32MathKernelsAvx512() {
+  static const F32MathKernels kRow = vector_math::MathRow<Avx512Ops>(Isa::kAvx512f);
+  return kRow;
 }
 
 }  // namespace loom::kernels

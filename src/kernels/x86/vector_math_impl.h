@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "kernels/activation.h"
+#include "kernels/elementwise_vector_math.h"
 
 namespace loom::kernels {
 namespace {
@@ -210,7 +211,7 @@ void Run(const Params<O>& k, const float* x, float* y, int64_t n) {
   Map<O>(x, y, n, [&k](typename O::V v) { return Apply<O, kKind, kGeluTanh>(v, k); });
 }
 
-// The F32MathKernels entries (elementwise_vector_math.h) for O.
+// The activation entry of F32MathKernels (elementwise_vector_math.h) for O.
 template <class O>
 void Activate(const Activation& activation, const float* x, float* y, int64_t n) {
   const Params<O> k{O::Set(activation.alpha), O::Set(activation.beta)};
@@ -240,25 +241,23 @@ void Activate(const Activation& activation, const float* x, float* y, int64_t n)
   }
 }
 
+// One row of the math table for O: the activations and exp / log / erf /
+// floor / ceil spans.
 template <class O>
-void ExpSpan(const float* x, float* y, int64_t n) {
-  Map<O>(x, y, n, [](typename O::V v) { return Exp<O>(v); });
-}
-template <class O>
-void LogSpan(const float* x, float* y, int64_t n) {
-  Map<O>(x, y, n, [](typename O::V v) { return Log<O>(v); });
-}
-template <class O>
-void ErfSpan(const float* x, float* y, int64_t n) {
-  Map<O>(x, y, n, [](typename O::V v) { return Erf<O>(v); });
-}
-template <class O>
-void FloorSpan(const float* x, float* y, int64_t n) {
-  Map<O>(x, y, n, [](typename O::V v) { return O::RoundDown(v); });
-}
-template <class O>
-void CeilSpan(const float* x, float* y, int64_t n) {
-  Map<O>(x, y, n, [](typename O::V v) { return O::RoundUp(v); });
+F32MathKernels MathRow(Isa isa) {
+  using V = typename O::V;
+  return {
+      isa,
+      Activate<O>,
+      [](const float* x, float* y, int64_t n) { Map<O>(x, y, n, [](V v) { return Exp<O>(v); }); },
+      [](const float* x, float* y, int64_t n) { Map<O>(x, y, n, [](V v) { return Log<O>(v); }); },
+      [](const float* x, float* y, int64_t n) { Map<O>(x, y, n, [](V v) { return Erf<O>(v); }); },
+      [](const float* x, float* y, int64_t n) {
+        Map<O>(x, y, n, [](V v) { return O::RoundDown(v); });
+      },
+      [](const float* x, float* y, int64_t n) {
+        Map<O>(x, y, n, [](V v) { return O::RoundUp(v); });
+      }};
 }
 
 }  // namespace vector_math
