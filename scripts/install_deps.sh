@@ -13,6 +13,9 @@ APT_PACKAGES=(
   # pinned onnx package's schema (src/onnx_import/proto.cmake); the backend test
   # data comes with that package too.
   libprotobuf-dev protobuf-compiler
+  # RegexFullMatch: RE2, the regular-expression syntax ONNX specifies (linear
+  # time, so a hostile pattern cannot hang a run).
+  libre2-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

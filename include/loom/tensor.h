@@ -47,17 +47,23 @@ enum class DType : uint8_t {
   kUInt64,
   kInt16,
   kBFloat16,
+  // One std::string per element (ONNX's STRING: UTF-8 text, compared as
+  // bytes). A string tensor's storage holds std::string objects, so its raw
+  // bytes are not its contents: code copies elements (data<std::string>()),
+  // never bytes. Only the kernels whose registry rows list it accept it.
+  kString,
 };
 
 // The number of dtypes: every DType is below it, for loops over all of them.
-inline constexpr int kNumDTypes = static_cast<int>(DType::kBFloat16) + 1;
+inline constexpr int kNumDTypes = static_cast<int>(DType::kString) + 1;
 
 // Bytes per element: 4, 8, 2, 1, 1, 4, 8, 1, 2, 4, 8, 2, 2 in enum order
-// (bool is one byte, 0 or 1).
+// (bool is one byte, 0 or 1), then sizeof(std::string) for kString (the
+// characters live outside the tensor's storage).
 size_t dtype_size(DType dtype);
 
 // "float32", "float64", "float16", "int8", "uint8", "int32", "int64", "bool",
-// "uint16", "uint32", "uint64", "int16", "bfloat16".
+// "uint16", "uint32", "uint64", "int16", "bfloat16", "string".
 std::string_view dtype_name(DType dtype);
 
 // Whether elements are floating point: float32, float64, float16, bfloat16.
@@ -128,7 +134,8 @@ class Tensor {
   // must be aligned to the element size, not to 64 bytes. Kernels only read
   // their inputs, so a borrowed input is never written. Throws
   // loom::InvalidArgumentError for a null `data` with elements, a
-  // misaligned `data`, or a bad size (as for the constructor).
+  // misaligned `data`, a bad size (as for the constructor), or kString
+  // (its elements are objects Loom constructs; copy strings in instead).
   static Tensor from_external(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner);
 
   // A tensor holding a copy of `values`; its shape's element count must
@@ -205,6 +212,8 @@ constexpr DType dtype_of() {
     return DType::kInt16;
   else if constexpr (std::is_same_v<T, BFloat16>)
     return DType::kBFloat16;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return DType::kString;
   else
     static_assert(sizeof(T) == 0, "not a Loom element type");
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bridge.h"
 #include "loom/errors.h"
@@ -90,11 +91,43 @@ std::string DTypeText(nb::handle array) {
   return nb::str(dtype).c_str();
 }
 
+// Text arrays ('U' str, 'S' bytes, 'O' objects) as a string tensor; nullopt
+// for every other kind.
+std::optional<Tensor> StringTensorFromPython(nb::handle array, const std::string& what) {
+  nb::object dtype = array.attr("dtype");
+  const std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+  if (kind != "U" && kind != "S" && kind != "O") return std::nullopt;
+  std::vector<int64_t> dims;
+  for (nb::handle extent : nb::cast<nb::tuple>(array.attr("shape"))) {
+    dims.push_back(nb::cast<int64_t>(extent));
+  }
+  Tensor tensor(DType::kString, Shape(std::move(dims)));
+  nb::list items = nb::cast<nb::list>(array.attr("ravel")().attr("tolist")());
+  std::string* strings = tensor.data<std::string>();
+  for (size_t i = 0; i < items.size(); ++i) {
+    PyObject* item = items[i].ptr();
+    if (PyUnicode_Check(item)) {
+      Py_ssize_t size = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(item, &size);
+      if (text == nullptr) throw nb::python_error();  // lone surrogates
+      strings[i].assign(text, static_cast<size_t>(size));
+    } else if (PyBytes_Check(item)) {
+      strings[i].assign(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item)));
+    } else {
+      throw InvalidArgumentError(what + ": element " + std::to_string(i) +
+                                 " of the object array is a " + Py_TYPE(item)->tp_name +
+                                 ", not str or bytes (Loom reads object arrays as text)");
+    }
+  }
+  return tensor;
+}
+
 }  // namespace
 
 Tensor TensorFromPython(nb::handle object, const std::string& what) {
   nb::object array = nb::borrow(object);
   if (!nb::isinstance(array, NumPy().attr("ndarray"))) array = NumPy().attr("asarray")(array);
+  if (std::optional<Tensor> text = StringTensorFromPython(array, what)) return *std::move(text);
   // str(dtype) runs NumPy's Python code (~7 µs a call, more than the rest
   // of a small run's conversions), so the dtype is named only on the way to
   // an error. An ml_dtypes bfloat16 array gets there: neither the buffer
@@ -182,6 +215,8 @@ int NumPyType(DType dtype, const std::string& what) {
     case DType::kBFloat16:
       throw InvalidArgumentError(
           what + " has dtype bfloat16, which cannot become a NumPy array: " + kNoBFloat16);
+    case DType::kString:
+      return NPY_OBJECT;  // made by StringArray, not by PyArray_New over the storage
   }
   throw RuntimeError("unknown Loom dtype");
 }
@@ -196,9 +231,27 @@ void LoadNumPyApi() {
   (void)loaded;
 }
 
+// An object array of str holding copies of the tensor's strings.
+nb::object StringArray(const Tensor& tensor) {
+  const std::string* strings = tensor.data<std::string>();
+  nb::list items;
+  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
+    PyObject* text = PyUnicode_DecodeUTF8(
+        strings[i].data(), static_cast<Py_ssize_t>(strings[i].size()), "surrogateescape");
+    if (text == nullptr) throw nb::python_error();
+    items.append(nb::steal(text));
+  }
+  nb::object flat = NumPy().attr("empty")(items.size(), nb::arg("dtype") = "object");
+  flat.attr("__setitem__")(nb::slice(nb::none(), nb::none(), nb::none()), items);
+  nb::list shape;
+  for (int64_t extent : tensor.shape().dims()) shape.append(extent);
+  return flat.attr("reshape")(nb::tuple(shape));
+}
+
 }  // namespace
 
 nb::object ArrayFromTensor(Tensor tensor, const std::string& what) {
+  if (tensor.dtype() == DType::kString) return StringArray(tensor);
   const int type = NumPyType(tensor.dtype(), what);
   const std::vector<int64_t>& dims = tensor.shape().dims();
   if (dims.size() > NPY_MAXDIMS) {

@@ -28,7 +28,10 @@ namespace nb = nanobind;
 // over a C-ordered copy. Anything else NumPy can turn into an array (lists,
 // scalars) is converted first. `what` names the argument in errors
 // ("matmul: argument 'a'"). bfloat16 (an ml_dtypes array) is refused with a
-// clear InvalidArgumentError: Loom does not depend on ml_dtypes.
+// clear InvalidArgumentError: Loom does not depend on ml_dtypes. Text (a
+// NumPy str or bytes array, or an object array of str and bytes, as ONNX
+// Runtime takes it) becomes a string tensor, copied: str as UTF-8, bytes as
+// they are; any other object is an InvalidArgumentError naming it.
 Tensor TensorFromPython(nb::handle array, const std::string& what);
 
 // The numpy module, imported once (an import per call costs ~1 µs).
@@ -49,7 +52,9 @@ SharedPyObject SharePyObject(nb::handle object);
 
 // A NumPy array that owns `tensor`'s storage (no copy). A bfloat16 tensor
 // (NumPy has no such dtype) is an InvalidArgumentError naming `what`
-// ("output 'y'").
+// ("output 'y'"). A string tensor becomes an object array of str, as ONNX
+// Runtime returns it (bytes that are not UTF-8 decode with
+// surrogateescape, so they round-trip through .encode(errors=...)).
 nb::object ArrayFromTensor(Tensor tensor, const std::string& what = "the result");
 
 // Results never alias arguments: an output sharing storage with an input

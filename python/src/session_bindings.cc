@@ -149,6 +149,8 @@ std::string OrtTypeName(DType dtype) {
       return "tensor(int16)";
     case DType::kBFloat16:
       return "tensor(bfloat16)";
+    case DType::kString:
+      return "tensor(string)";
   }
   return "tensor(unknown)";
 }
@@ -415,7 +417,9 @@ class InferenceSession {
     nb::handle numpy = NumPy();
     if (nb::isinstance(value, numpy.attr("ndarray"))) return nb::borrow(value);
     for (const ValueInfo& input : session_->inputs()) {
-      if (input.name == name && input.type.dtype != DType::kBFloat16) {  // NumPy has none
+      // NumPy has no bfloat16; strings are read from the list as they are.
+      if (input.name == name && input.type.dtype != DType::kBFloat16 &&
+          input.type.dtype != DType::kString) {
         const std::string dtype(dtype_name(input.type.dtype));
         try {
           return numpy.attr("asarray")(value, nb::arg("dtype") = dtype);

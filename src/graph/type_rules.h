@@ -314,6 +314,11 @@ std::vector<TensorType> InferLoomQLinearAdd(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRecurrent(const NodeTypeContext& ctx);
 // type_rules_data_ops.cc
 std::vector<TensorType> InferUnique(const NodeTypeContext& ctx);
+// The string operators (kernels/strings/string_ops.h); StringConcat is
+// InferArithmetic.
+std::vector<TensorType> InferStringSplit(const NodeTypeContext& ctx);
+std::vector<TensorType> InferStringNormalizer(const NodeTypeContext& ctx);
+std::vector<TensorType> InferRegexFullMatch(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCol2Im(const NodeTypeContext& ctx);
 std::vector<TensorType> InferTensorScatter(const NodeTypeContext& ctx);

@@ -72,7 +72,7 @@ std::vector<TensorType> InferConstant(const NodeTypeContext& ctx) {
   if (given != 1) {
     ctx.Fail(
         "expected exactly one of the attributes value, value_float, value_floats, "
-        "value_int, value_ints (got " +
+        "value_int, value_ints, value_string, value_strings (got " +
         std::to_string(given) + ")");
   }
   if (std::optional<Tensor> value = ctx.GetTensor("value")) {
@@ -92,7 +92,15 @@ std::vector<TensorType> InferConstant(const NodeTypeContext& ctx) {
   if (std::optional<std::vector<int64_t>> ints = ctx.GetInts("value_ints")) {
     return {TensorType{DType::kInt64, SymbolicShape{static_cast<int64_t>(ints->size())}}};
   }
-  ctx.Fail("string and sparse constants are not supported (Loom has no such dtype)");
+  if (ctx.has_attribute("value_string")) {
+    ctx.GetString("value_string", "");  // checks the kind
+    return {TensorType{DType::kString, SymbolicShape{}}};
+  }
+  if (ctx.has_attribute("value_strings")) {
+    const std::vector<std::string> strings = ctx.node().attributes.get_strings("value_strings");
+    return {TensorType{DType::kString, SymbolicShape{static_cast<int64_t>(strings.size())}}};
+  }
+  ctx.Fail("sparse constants are not supported");
 }
 
 // ConstantOfShape(input: int64 shape): dtype of attribute value (default float32).

@@ -45,7 +45,8 @@ TEST(ConstantRule, NeedsExactlyOneValue) {
   EXPECT_EQ(BuildErrorOf(
                 b, b.op("Constant", {}, {{"value_int", int64_t{1}}, {"value_float", 1.0f}}, "c")),
             "graph 'g': node 'c' (Constant): expected exactly one of the attributes value, "
-            "value_float, value_floats, value_int, value_ints (got 2)");
+            "value_float, value_floats, value_int, value_ints, value_string, value_strings (got "
+            "2)");
 }
 
 TEST(ConstantOfShapeRule, ShapeFromAConstantAndDTypeFromValue) {

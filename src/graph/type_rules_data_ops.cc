@@ -22,6 +22,39 @@ int RankOf(const NodeTypeContext& ctx, size_t index) {
 // Unique(X) -> Y, indices [?], inverse_indices, counts [?]: Y is X's
 // elements flattened ([?]) or X's shape with the axis unknown; there is one
 // inverse index per element (no axis) or per slice along axis.
+// StringSplit(X) -> Y: X's shape plus the most pieces (unknown); Z: X's shape.
+std::vector<TensorType> InferStringSplit(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kString});
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  std::optional<SymbolicShape> y;
+  if (x) {
+    y = *x;
+    y->push_back(ctx.UnknownDim());
+  }
+  return {TensorType{DType::kString, y}, TensorType{DType::kInt64, x}};
+}
+
+// StringNormalizer([C] or [1, C]) -> [C'] or [1, C'], C' unknown (stopwords).
+std::vector<TensorType> InferStringNormalizer(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kString});
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{DType::kString, std::nullopt}};
+  if (x->size() == 1) return {TensorType{DType::kString, SymbolicShape{ctx.UnknownDim()}}};
+  if (x->size() == 2 && (*x)[0] == Dim(1)) {
+    return {TensorType{DType::kString, SymbolicShape{1, ctx.UnknownDim()}}};
+  }
+  ctx.Fail("input " + ctx.Describe(0) + " must have shape [C] or [1, C]");
+}
+
+std::vector<TensorType> InferRegexFullMatch(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckDTypeIn(0, {DType::kString});
+  if (!ctx.has_attribute("pattern")) ctx.Fail("required attribute 'pattern' is missing");
+  return {TensorType{DType::kBool, ctx.input_shape(0)}};
+}
+
 std::vector<TensorType> InferUnique(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(1, 1);
   const DType dtype = ctx.input(0).dtype;

@@ -213,8 +213,9 @@ TEST(CastRule, UnsupportedOrMissingTargetThrows) {
   {
     GraphBuilder b("g");
     const std::string message =
-        BuildErrorOf(b, b.op("Cast", {b.input("x", kF32, {2})}, {{"to", int64_t{8}}}, "c"));
-    EXPECT_EQ(message.rfind("graph 'g': node 'c' (Cast): attribute 'to' = 8 is not a dtype", 0), 0u)
+        BuildErrorOf(b, b.op("Cast", {b.input("x", kF32, {2})}, {{"to", int64_t{14}}}, "c"));
+    EXPECT_EQ(message.rfind("graph 'g': node 'c' (Cast): attribute 'to' = 14 is not a dtype", 0),
+              0u)
         << message;
   }
   GraphBuilder b("g");

@@ -193,7 +193,7 @@ std::vector<TensorType> InferEyeLike(const NodeTypeContext& ctx) {
   if (ctx.has_attribute("dtype")) {
     const int64_t code = ctx.GetInt("dtype", 0);
     const std::optional<DType> requested = kernels::DTypeFromOnnxDataType(code);
-    if (!requested) {
+    if (!requested || *requested == DType::kString) {
       ctx.Fail("attribute 'dtype' = " + std::to_string(code) +
                " is not a dtype Loom supports (1 FLOAT, 2 UINT8, 3 INT8, 6 INT32, 7 INT64, 9 "
                "BOOL, 10 FLOAT16, 11 DOUBLE)");

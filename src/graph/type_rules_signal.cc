@@ -21,7 +21,7 @@ std::optional<int64_t> ConstantScalar(const NodeTypeContext& ctx, size_t index) 
 DType OutputDType(const NodeTypeContext& ctx) {
   const int64_t code = ctx.GetInt("output_datatype", 1);
   const std::optional<DType> dtype = kernels::DTypeFromOnnxDataType(code);
-  if (!dtype || *dtype == DType::kBool) {
+  if (!dtype || *dtype == DType::kBool || *dtype == DType::kString) {
     ctx.Fail("attribute 'output_datatype' = " + std::to_string(code) +
              " is not a numeric dtype Loom supports");
   }

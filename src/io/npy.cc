@@ -230,6 +230,10 @@ std::string DescrOf(DType dtype) {
       return "<i2";
     case DType::kBFloat16:
       break;  // numpy has no bfloat16 type code
+    case DType::kString:
+      throw InvalidArgumentError(
+          "cannot write a string tensor as .npy: NumPy keeps text as object arrays, which .npy "
+          "stores as Python pickles (Loom neither writes nor reads pickles)");
   }
   throw InvalidArgumentError("cannot write a " + std::string(dtype_name(dtype)) +
                              " tensor as .npy: numpy has no such dtype (Cast it to float32 first)");

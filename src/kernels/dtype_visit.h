@@ -6,12 +6,16 @@
 #include <cstdint>
 
 #include "loom/bfloat16.h"
+#include "loom/errors.h"
 #include "loom/float16.h"
 #include "loom/tensor.h"
 
 namespace loom::kernels {
 
 // Calls fn(T{}) with T the C++ element type of `dtype`; returns its result.
+// kString is not visited (numeric code would not compile for it, and bytes
+// copied as another type would be wrong): it throws InvalidArgumentError;
+// kernels that take strings test for it first.
 template <typename Fn>
 decltype(auto) VisitDType(DType dtype, Fn&& fn) {
   switch (dtype) {
@@ -41,6 +45,11 @@ decltype(auto) VisitDType(DType dtype, Fn&& fn) {
       return fn(int16_t{});
     case DType::kBFloat16:
       return fn(BFloat16{});
+    case DType::kString:
+      break;
+  }
+  if (dtype == DType::kString) {
+    throw InvalidArgumentError("no kernel path for dtype string here");
   }
   return fn(float{});  // unreachable: every DType is listed above
 }

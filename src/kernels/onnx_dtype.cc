@@ -21,6 +21,7 @@ constexpr std::array<OnnxDataTypeEntry, kNumDTypes> kOnnxDataTypes = {{
     {DType::kInt16, 5, "INT16"},
     {DType::kInt32, 6, "INT32"},
     {DType::kInt64, 7, "INT64"},
+    {DType::kString, 8, "STRING"},
     {DType::kBool, 9, "BOOL"},
     {DType::kFloat16, 10, "FLOAT16"},
     {DType::kFloat64, 11, "DOUBLE"},

@@ -25,8 +25,8 @@ TEST(OnnxDtype, NumbersFollowTensorProtoDataType) {
     EXPECT_NE(OnnxDataType(dtype), 0) << dtype_name(dtype);
     EXPECT_EQ(DTypeFromOnnxDataType(OnnxDataType(dtype)), dtype);
   }
-  EXPECT_EQ(DTypeFromOnnxDataType(0), std::nullopt);   // UNDEFINED
-  EXPECT_EQ(DTypeFromOnnxDataType(8), std::nullopt);   // STRING
+  EXPECT_EQ(DTypeFromOnnxDataType(0), std::nullopt);  // UNDEFINED
+  EXPECT_EQ(DTypeFromOnnxDataType(8), DType::kString);
   EXPECT_EQ(DTypeFromOnnxDataType(14), std::nullopt);  // COMPLEX64
   EXPECT_EQ(DTypeFromOnnxDataType(17), std::nullopt);  // FLOAT8E4M3FN
   EXPECT_EQ(DTypeFromOnnxDataType(-1), std::nullopt);
@@ -34,8 +34,8 @@ TEST(OnnxDtype, NumbersFollowTensorProtoDataType) {
 
 TEST(OnnxDtype, SupportedListIsInNumberOrder) {
   EXPECT_EQ(SupportedOnnxDataTypes(),
-            "1 FLOAT, 2 UINT8, 3 INT8, 4 UINT16, 5 INT16, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16, "
-            "11 DOUBLE, 12 UINT32, 13 UINT64, 16 BFLOAT16");
+            "1 FLOAT, 2 UINT8, 3 INT8, 4 UINT16, 5 INT16, 6 INT32, 7 INT64, 8 STRING, 9 BOOL, "
+            "10 FLOAT16, 11 DOUBLE, 12 UINT32, 13 UINT64, 16 BFLOAT16");
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_data.h"
 #include "kernels/signal/signal.h"
+#include "kernels/strings/string_ops.h"
 #include "kernels/transformer/transformer.h"
 #include "kernels/vision/vision.h"
 #include "loom/errors.h"
@@ -65,6 +66,10 @@ constexpr DTypeMask kBF16 = DTypeBit(DType::kBFloat16);
 constexpr DTypeMask kFloats = kF32 | kF64 | kF16 | kBF16;
 constexpr DTypeMask kNumeric = kFloats | kI8 | kU8 | kI16 | kU16 | kI32 | kU32 | kI64 | kU64;
 constexpr DTypeMask kAll = kNumeric | kBool;
+constexpr DTypeMask kStr = DTypeBit(DType::kString);
+// Ops that move, select or compare elements take strings too: views and
+// metadata ops as they are, the others through WithStrings.
+constexpr DTypeMask kAllAndStr = kAll | kStr;
 // ONNX's reductions take 32- and 64-bit integers (Max and Min 8-bit too),
 // not 16-bit ones. float16 has no reduction kernel yet.
 constexpr DTypeMask kReduceTypes = kF32 | kF64 | kBF16 | kI32 | kU32 | kI64 | kU64;
@@ -78,6 +83,17 @@ constexpr IsaMask kPortable = IsaBit(Isa::kPortable);
 constexpr IsaMask kPortableAvx2 = kPortable | IsaBit(Isa::kAvx2Fma);
 constexpr IsaMask kAllIsas = kPortableAvx2 | IsaBit(Isa::kAvx512f);
 constexpr IsaMask kPortableAvx512 = kPortable | IsaBit(Isa::kAvx512f);
+
+// `Fn` as it is for other dtypes; on string inputs, `Fn` on their codes
+// (strings/string_ops.h: RunOnStringCodes). kT: the inputs of type T (bit
+// i = input i); kOut: the outputs of type T.
+constexpr uint32_t kAllBits = ~uint32_t{0};
+template <KernelFn Fn, uint32_t kT, uint32_t kOut>
+std::vector<Tensor> WithStrings(const KernelContext& ctx, const Attributes& attrs,
+                                KernelInputs inputs) {
+  if (!AnyStringInput(inputs)) return Fn(ctx, attrs, inputs);
+  return RunOnStringCodes(Fn, kT, kOut, "", ctx, attrs, inputs);
+}
 
 // Sorted by op name (a test checks), so lookups can binary-search.
 constexpr auto kRegistry = std::to_array<KernelRegistration>({
@@ -102,16 +118,16 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"BitwiseOr", kIntegers, kPortable, BitwiseOrKernel},
     {"BitwiseXor", kIntegers, kPortable, BitwiseXorKernel},
     {"BlackmanWindow", kI32 | kI64, kPortable, BlackmanWindowKernel},
-    {"Cast", kAll, kPortable, CastKernel},
-    {"CastLike", kAll, kPortable, CastLikeKernel},
+    {"Cast", kAllAndStr, kPortable, CastKernel},
+    {"CastLike", kAllAndStr, kPortable, CastLikeKernel},
     {"Ceil", kFloats, kAllIsas, CeilKernel},
     {"Celu", kF32, kPortable, CeluKernel},
     {"CenterCropPad", kAll, kPortable, CenterCropPadKernel},
     {"Clip", kNumeric, kAllIsas, ClipKernel},
     {"Col2Im", kF32 | kF64, kPortable, Col2ImKernel},
-    {"Compress", kAll, kPortable, CompressKernel},
-    {"Concat", kAll, kPortable, ConcatKernel},
-    {"Constant", kAll, kPortable, ConstantKernel},
+    {"Compress", kAllAndStr, kPortable, WithStrings<CompressKernel, 1, 1>},
+    {"Concat", kAllAndStr, kPortable, WithStrings<ConcatKernel, kAllBits, 1>},
+    {"Constant", kAllAndStr, kPortable, ConstantKernel},
     {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
     {"Conv", kF32, kAllIsas, ConvKernel, PrepareConv},
     {"ConvInteger", kI8 | kU8, kPortableAvx2, ConvIntegerKernel},
@@ -128,18 +144,18 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"DynamicQuantizeLinear", kF32, kPortable, DynamicQuantizeLinearKernel},
     {"Einsum", kNumeric & ~(kF16 | kBF16), kAllIsas, EinsumKernel},
     {"Elu", kFloats, kPortable, EluKernel},
-    {"Equal", kAll, kPortable, EqualKernel},
+    {"Equal", kAllAndStr, kPortable, WithStrings<EqualKernel, 3, 0>},
     {"Erf", kFloats, kAllIsas, ErfKernel},
     {"Exp", kFloats, kAllIsas, ExpKernel},
-    {"Expand", kAll, kPortable, ExpandKernel},
+    {"Expand", kAllAndStr, kPortable, WithStrings<ExpandKernel, 1, 1>},
     {"EyeLike", kAll, kPortable, EyeLikeKernel},
-    {"Flatten", kAll, kPortable, FlattenKernel},
+    {"Flatten", kAllAndStr, kPortable, FlattenKernel},
     {"Floor", kFloats, kAllIsas, FloorKernel},
     {"FusedMatMul", kF32, kAllIsas, FusedMatMulKernel, PrepareFusedMatMul},
     {"GRU", kF32 | kF16 | kBF16, kAllIsas, GruKernel, PrepareGru},
-    {"Gather", kAll, kPortable, GatherKernel},
-    {"GatherElements", kAll, kPortable, GatherElementsKernel},
-    {"GatherND", kAll, kPortable, GatherNDKernel},
+    {"Gather", kAllAndStr, kPortable, WithStrings<GatherKernel, 1, 1>},
+    {"GatherElements", kAllAndStr, kPortable, WithStrings<GatherElementsKernel, 1, 1>},
+    {"GatherND", kAllAndStr, kPortable, WithStrings<GatherNDKernel, 1, 1>},
     {"Gelu", kFloats, kAllIsas, GeluKernel},
     {"Gemm", kF32, kAllIsas, GemmKernel, PrepareGemm},
     {"GlobalAveragePool", kF32 | kF64, kPortableAvx2, GlobalAveragePoolKernel},
@@ -153,7 +169,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"HardSigmoid", kFloats, kAllIsas, HardSigmoidKernel},
     {"HardSwish", kFloats, kAllIsas, HardSwishKernel},
     {"Hardmax", kFloats, kPortable, HardmaxKernel},
-    {"Identity", kAll, kPortable, IdentityKernel},
+    {"Identity", kAllAndStr, kPortable, IdentityKernel},
     {"If", kAll, kPortable, IfOutsideSession},
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
@@ -226,47 +242,51 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"ReduceProd", kReduceTypes, kAllIsas, ReduceProdKernel},
     {"ReduceSum", kReduceTypes, kAllIsas, ReduceSumKernel},
     {"ReduceSumSquare", kReduceTypes, kAllIsas, ReduceSumSquareKernel},
+    {"RegexFullMatch", kStr, kPortable, RegexFullMatchKernel},
     {"Relu", kFloats | kI8 | kU8 | kI16 | kI32 | kI64, kAllIsas, ReluKernel},
-    {"Reshape", kAll, kPortable, ReshapeKernel},
+    {"Reshape", kAllAndStr, kPortable, ReshapeKernel},
     {"Resize", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, ResizeKernel},
-    {"ReverseSequence", kAll, kPortable, ReverseSequenceKernel},
+    {"ReverseSequence", kAllAndStr, kPortable, WithStrings<ReverseSequenceKernel, 1, 1>},
     {"RoiAlign", kF32 | kF64, kPortable, RoiAlignKernel},
     {"RotaryEmbedding", kF32 | kF16 | kBF16, kPortable, RotaryEmbeddingKernel},
     {"Round", kFloats, kPortable, RoundKernel},
     {"STFT", kF32 | kF64, kPortable, StftKernel},
     {"Scan", kAll, kPortable, ScanOutsideSession},
-    {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
-    {"ScatterND", kAll, kPortable, ScatterNDKernel},
+    {"ScatterElements", kAllAndStr, kPortable, WithStrings<ScatterElementsKernel, 5, 1>},
+    {"ScatterND", kAllAndStr, kPortable, WithStrings<ScatterNDKernel, 5, 1>},
     {"Selu", kFloats, kPortable, SeluKernel},
-    {"Shape", kAll, kPortable, ShapeKernel},
+    {"Shape", kAllAndStr, kPortable, ShapeKernel},
     {"Shrink", kNumeric, kPortable, ShrinkKernel},
     {"Sigmoid", kFloats, kAllIsas, SigmoidKernel},
     {"Sign", kNumeric, kPortable, SignKernel},
     {"Silu", kFloats, kAllIsas, SiluKernel},
     {"Sin", kFloats, kPortable, SinKernel},
     {"Sinh", kFloats, kPortable, SinhKernel},
-    {"Size", kAll, kPortable, SizeKernel},
-    {"Slice", kAll, kPortable, SliceKernel},
+    {"Size", kAllAndStr, kPortable, SizeKernel},
+    {"Slice", kAllAndStr, kPortable, WithStrings<SliceKernel, 1, 1>},
     {"Softmax", kF32 | kF64, kPortableAvx2, SoftmaxKernel},
     {"Softplus", kFloats, kPortable, SoftplusKernel},
     {"Softsign", kFloats, kPortable, SoftsignKernel},
     {"SpaceToDepth", kAll, kPortable, SpaceToDepthKernel},
-    {"Split", kAll, kPortable, SplitKernel},
+    {"Split", kAllAndStr, kPortable, WithStrings<SplitKernel, 1, kAllBits>},
     {"Sqrt", kFloats, kPortable, SqrtKernel},
-    {"Squeeze", kAll, kPortable, SqueezeKernel},
+    {"Squeeze", kAllAndStr, kPortable, SqueezeKernel},
+    {"StringConcat", kStr, kPortable, StringConcatKernel},
+    {"StringNormalizer", kStr, kPortable, StringNormalizerKernel},
+    {"StringSplit", kStr, kPortable, StringSplitKernel},
     {"Sub", kNumeric, kPortable, SubKernel},
     {"Sum", kFloats | kI8 | kU8 | kI32 | kI64, kPortable, SumKernel},
     {"Tan", kFloats, kPortable, TanKernel},
     {"Tanh", kFloats, kAllIsas, TanhKernel},
     {"TensorScatter", kAll, kPortable, TensorScatterKernel},
     {"ThresholdedRelu", kFloats, kPortable, ThresholdedReluKernel},
-    {"Tile", kAll, kPortable, TileKernel},
+    {"Tile", kAllAndStr, kPortable, WithStrings<TileKernel, 1, 1>},
     {"TopK", kNumeric, kPortable, TopKKernel},
-    {"Transpose", kAll, kPortable, TransposeKernel},
+    {"Transpose", kAllAndStr, kPortable, WithStrings<TransposeKernel, 1, 1>},
     {"Trilu", kAll, kPortable, TriluKernel},
-    {"Unique", kAll, kPortable, UniqueKernel},
-    {"Unsqueeze", kAll, kPortable, UnsqueezeKernel},
-    {"Where", kAll, kPortable, WhereKernel},
+    {"Unique", kAllAndStr, kPortable, WithStrings<UniqueKernel, 1, 1>},
+    {"Unsqueeze", kAllAndStr, kPortable, UnsqueezeKernel},
+    {"Where", kAllAndStr, kPortable, WithStrings<WhereKernel, 6, 1>},
     {"Xor", kBool, kPortable, XorKernel},
 });
 

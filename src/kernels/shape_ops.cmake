@@ -28,7 +28,7 @@ add_library(loom_kernels_shape_ops STATIC
   reference/shape_ops_data_reference.cc
   reference/shape_ops_reference.cc
 )
-target_link_libraries(loom_kernels_shape_ops PUBLIC loom_kernels_core PRIVATE loom_warnings)
+target_link_libraries(loom_kernels_shape_ops PUBLIC loom_kernels_core loom_kernels_strings PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_shape_ops_test
   SOURCES

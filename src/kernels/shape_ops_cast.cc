@@ -12,6 +12,7 @@
 #include "kernels/onnx_dtype.h"
 #include "kernels/shape_ops.h"
 #include "kernels/shape_ops_util.h"
+#include "kernels/strings/string_ops.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -105,6 +106,7 @@ std::vector<Tensor> CastKernel(const KernelContext& ctx, const Attributes& attrs
   const DType to = *target;
   // Same dtype: the input itself, like Identity (no copy).
   if (to == input.dtype()) return {input};
+  if (to == DType::kString || input.dtype() == DType::kString) return {CastStrings(input, to)};
   Tensor output(to, input.shape());
   if (output.num_elements() > 0) {
     shape_ops::ConvertElements(ctx, input.raw_data(), input.dtype(), output.raw_data(), to,

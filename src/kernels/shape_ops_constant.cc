@@ -114,7 +114,7 @@ std::vector<Tensor> ConstantKernel(const KernelContext&, const Attributes& attrs
   if (given != 1) {
     ThrowKernelError(kOp,
                      "expected exactly one of the attributes value, value_float, "
-                     "value_floats, value_int, value_ints (got " +
+                     "value_floats, value_int, value_ints, value_string, value_strings (got " +
                          std::to_string(given) + ")");
   }
   // A copy, so that a consumer writing its input cannot change the constant.
@@ -133,7 +133,15 @@ std::vector<Tensor> ConstantKernel(const KernelContext&, const Attributes& attrs
     const std::vector<int64_t> values = attrs.get_ints("value_ints");
     return {Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values)};
   }
-  ThrowKernelError(kOp, "string and sparse constants are not supported (Loom has no such dtype)");
+  if (attrs.has("value_string")) {
+    return {
+        Tensor::from_vector(Shape(), std::vector<std::string>{attrs.get_string("value_string")})};
+  }
+  if (attrs.has("value_strings")) {
+    const std::vector<std::string> values = attrs.get_strings("value_strings");
+    return {Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values)};
+  }
+  ThrowKernelError(kOp, "sparse constants are not supported");
 }
 
 std::vector<Tensor> ConstantOfShapeKernel(const KernelContext& ctx, const Attributes& attrs,

@@ -53,7 +53,15 @@ TEST(Constant, EachAttributeForm) {
   ExpectError(ConstantKernel, {}, {}, "Constant", {"exactly one", "got 0"});
   ExpectError(ConstantKernel, Attributes().set("value_int", int64_t{1}).set("value_float", 1.0f),
               {}, "Constant", {"got 2"});
-  ExpectError(ConstantKernel, Attributes().set("value_string", std::string("a")), {}, "Constant",
+  const Tensor one = ConstantKernel({}, Attributes().set("value_string", std::string("a")), {})[0];
+  EXPECT_EQ(one.shape(), Shape());
+  EXPECT_EQ(one.data<std::string>()[0], "a");
+  const Tensor two = ConstantKernel(
+      {}, Attributes().set("value_strings", std::vector<std::string>{"b", ""}), {})[0];
+  EXPECT_EQ(two.shape(), Shape({2}));
+  EXPECT_EQ(two.data<std::string>()[0], "b");
+  EXPECT_EQ(two.data<std::string>()[1], "");
+  ExpectError(ConstantKernel, Attributes().set("sparse_value", std::string("a")), {}, "Constant",
               {"not supported"});
 }
 

@@ -83,7 +83,7 @@ std::vector<Tensor> EyeLikeKernel(const KernelContext& /*ctx*/, const Attributes
   if (attrs.has("dtype")) {
     const int64_t code = attrs.get_int("dtype");
     const std::optional<DType> requested = DTypeFromOnnxDataType(code);
-    if (!requested) {
+    if (!requested || *requested == DType::kString) {
       ThrowKernelError(kOp, "attribute 'dtype' = " + std::to_string(code) +
                                 " is not a dtype Loom supports (1 FLOAT, 2 UINT8, 3 INT8, 6 "
                                 "INT32, 7 INT64, 9 BOOL, 10 FLOAT16, 11 DOUBLE)");

@@ -13,8 +13,7 @@
 namespace loom::onnx_import {
 namespace {
 
-// Constant's value attributes Loom converts; the others (sparse_value,
-// value_string(s)) have no Loom dtype.
+// Constant's value attributes Loom converts; sparse_value is refused.
 Tensor ConstantValue(const Attributes& attributes, const std::string& where) {
   if (attributes.size() != 1) {
     throw InvalidArgumentError(where + ": expected exactly one value attribute, got " +
@@ -36,8 +35,16 @@ Tensor ConstantValue(const Attributes& attributes, const std::string& where) {
     const auto& values = std::get<std::vector<int64_t>>(value);
     return Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values);
   }
-  throw InvalidArgumentError(where + ": attribute '" + name +
-                             "' is not supported here (value, value_float(s), value_int(s))");
+  if (name == "value_string" && std::holds_alternative<std::string>(value)) {
+    return Tensor::from_vector(Shape(), std::vector<std::string>{std::get<std::string>(value)});
+  }
+  if (name == "value_strings" && std::holds_alternative<std::vector<std::string>>(value)) {
+    const auto& values = std::get<std::vector<std::string>>(value);
+    return Tensor::from_vector(Shape({static_cast<int64_t>(values.size())}), values);
+  }
+  throw InvalidArgumentError(
+      where + ": attribute '" + name +
+      "' is not supported here (value, value_float(s), value_int(s), value_string(s))");
 }
 
 class Converter {

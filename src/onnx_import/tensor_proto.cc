@@ -1,9 +1,9 @@
 // TensorProto stores elements in one of three places: raw_data (packed
 // little-endian bytes), a typed repeated field (float_data; int32_data for
 // the signed and the 8/16-bit types and bool, float16 and bfloat16 as their
-// bit patterns; int64_data; uint64_data for uint32 and uint64; double_data),
-// or an external file. Every size is checked against the dims before anything is allocated,
-// so a corrupted dims field cannot ask for a terabyte.
+// bit patterns; int64_data; uint64_data for uint32 and uint64; double_data;
+// string_data, the only place for STRING), or an external file. Every size is checked against the
+// dims before anything is allocated, so a corrupted dims field cannot ask for a terabyte.
 #include "onnx_import/tensor_proto.h"
 
 #include <algorithm>
@@ -70,6 +70,8 @@ int TypedFieldSize(const onnx::TensorProto& proto, DType dtype) {
     case DType::kUInt32:
     case DType::kUInt64:
       return proto.uint64_data_size();
+    case DType::kString:
+      return proto.string_data_size();
   }
   return 0;
 }
@@ -121,6 +123,9 @@ void CopyTypedField(const onnx::TensorProto& proto, const std::string& what, Ten
     case DType::kUInt64:
       std::copy(proto.uint64_data().begin(), proto.uint64_data().end(), tensor.data<uint64_t>());
       break;
+    case DType::kString:
+      std::copy(proto.string_data().begin(), proto.string_data().end(), tensor.data<std::string>());
+      break;
   }
 }
 
@@ -162,6 +167,11 @@ Tensor TensorFromProto(const onnx::TensorProto& proto, const ExternalDataPolicy&
     Fail(what, "holds data in more than one place (raw_data, a typed field, external data)");
   }
 
+  if (*dtype == DType::kString && (external || proto.has_raw_data())) {
+    Fail(what,
+         "a STRING tensor keeps its elements in string_data, not in raw_data or an "
+         "external file");
+  }
   if (external) {
     const ExternalDataFile file(proto, policy.model_dir, what, bytes);
     Tensor tensor(*dtype, shape);
@@ -207,7 +217,10 @@ onnx::TensorProto TensorToProto(const Tensor& tensor, const std::string& name) {
   proto.set_name(name);
   proto.set_data_type(static_cast<int32_t>(kernels::OnnxDataType(tensor.dtype())));
   for (int64_t d : tensor.shape().dims()) proto.add_dims(d);
-  if (tensor.nbytes() > 0) {
+  if (tensor.dtype() == DType::kString) {
+    const std::string* strings = tensor.data<std::string>();
+    for (int64_t i = 0; i < tensor.num_elements(); ++i) proto.add_string_data(strings[i]);
+  } else if (tensor.nbytes() > 0) {
     proto.set_raw_data(static_cast<const char*>(tensor.raw_data()), tensor.nbytes());
   } else {
     proto.set_raw_data("");

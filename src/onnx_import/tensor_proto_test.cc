@@ -207,10 +207,30 @@ TEST(TensorProto, RawBoolBytesAreNormalized) {
   EXPECT_EQ(static_cast<const uint8_t*>(t.raw_data())[1], 1);
 }
 
+TEST(TensorProto, StringsRoundTripThroughStringData) {
+  onnx::TensorProto proto = Proto(onnx::TensorProto::STRING, {2, 2});
+  for (const char* s : {"a", "", "\xc3\xa9t\xc3\xa9", "long string of text"})
+    proto.add_string_data(s);
+  const Tensor t = TensorFromProto(proto, kNoFolder, "t");
+  ASSERT_EQ(t.dtype(), DType::kString);
+  EXPECT_EQ(t.shape(), Shape({2, 2}));
+  EXPECT_EQ(t.data<std::string>()[2], "\xc3\xa9t\xc3\xa9");
+  const onnx::TensorProto back = TensorToProto(t, "t");
+  EXPECT_EQ(back.data_type(), onnx::TensorProto::STRING);
+  ASSERT_EQ(back.string_data_size(), 4);
+  EXPECT_EQ(back.string_data(3), "long string of text");
+  EXPECT_FALSE(back.has_raw_data());
+
+  onnx::TensorProto short_of_values = Proto(onnx::TensorProto::STRING, {3});
+  short_of_values.add_string_data("only one");
+  EXPECT_NE(ErrorOf(short_of_values).find("holds 1 values"), std::string::npos)
+      << ErrorOf(short_of_values);
+}
+
 TEST(TensorProto, ErrorsNameTheTensorAndTheProblem) {
   onnx::TensorProto str = Proto(onnx::TensorProto::STRING, {1});
-  str.add_string_data("hi");
-  EXPECT_NE(ErrorOf(str).find("STRING"), std::string::npos) << ErrorOf(str);
+  str.set_raw_data("hi");  // strings live in string_data only
+  EXPECT_NE(ErrorOf(str).find("string_data"), std::string::npos) << ErrorOf(str);
 
   EXPECT_NE(ErrorOf(Proto(onnx::TensorProto::COMPLEX64, {1})).find("COMPLEX64"), std::string::npos);
   EXPECT_NE(ErrorOf(Proto(onnx::TensorProto::COMPLEX64, {1})).find("16 BFLOAT16"),

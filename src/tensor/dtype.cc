@@ -28,6 +28,7 @@ constexpr std::array<DTypeInfo, kNumDTypes> kDTypes = {{
     {DType::kUInt64, 8, "uint64"},
     {DType::kInt16, 2, "int16"},
     {DType::kBFloat16, 2, "bfloat16"},
+    {DType::kString, sizeof(std::string), "string"},
 }};
 
 constexpr bool InEnumOrder() {

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "base/aligned_buffer.h"
@@ -55,6 +56,14 @@ Storage::Storage(size_t bytes, Fill fill) : size_(bytes) {
   }
 }
 
+std::shared_ptr<Storage> Storage::Strings(size_t count) {
+  auto storage = std::make_shared<Storage>(count * sizeof(std::string), kUninitialized);
+  auto* strings = static_cast<std::string*>(storage->data_);
+  for (size_t i = 0; i < count; ++i) new (strings + i) std::string();  // noexcept
+  storage->strings_ = count;
+  return storage;
+}
+
 Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
     : data_(bytes == 0 ? nullptr : data),
       size_(bytes),
@@ -63,6 +72,8 @@ Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
 
 Storage::~Storage() {
   if (data_ == nullptr || external_) return;
+  auto* strings = static_cast<std::string*>(data_);
+  for (size_t i = 0; i < strings_; ++i) strings[i].~basic_string();
   ReleaseTensorBytes(base::AlignedSize(size_));
   if (allocator_) {
     allocator_->Deallocate(data_, base::AlignedSize(size_));

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "tensor/tensor_allocator.h"
 
@@ -19,6 +20,9 @@ class Storage {
   // of 0 allocates nothing (data() is null). kUninitialized skips the
   // zero-fill (sanitizer builds, LOOM_POISON_UNINITIALIZED, fill NaN bytes).
   explicit Storage(size_t bytes, Fill fill = kZeros);
+  // Storage for `count` std::string objects (a kString tensor), each
+  // constructed empty here and destroyed with the storage.
+  static std::shared_ptr<Storage> Strings(size_t count);
   // Borrows `bytes` at `data`; `owner` is released (never freed here) when
   // the storage dies.
   Storage(void* data, size_t bytes, std::shared_ptr<void> owner);
@@ -36,6 +40,7 @@ class Storage {
   std::shared_ptr<TensorAllocator> allocator_;  // null: aligned_alloc
   std::shared_ptr<void> external_owner_;        // set: borrowed memory
   bool external_ = false;
+  size_t strings_ = 0;  // std::string objects constructed in data_
 };
 
 }  // namespace loom::detail

@@ -41,16 +41,28 @@ void check_element_count(const Shape& shape, size_t values) {
 
 Tensor::Tensor() : dtype_(DType::kFloat32), shape_({0}) {}
 
+namespace {
+
+std::shared_ptr<detail::Storage> NewStorage(DType dtype, const Shape& shape,
+                                            detail::Storage::Fill fill) {
+  const size_t bytes = CheckedByteSize(dtype, shape);
+  if (dtype == DType::kString) {
+    return detail::Storage::Strings(static_cast<size_t>(shape.num_elements()));
+  }
+  return std::make_shared<detail::Storage>(bytes, fill);
+}
+
+}  // namespace
+
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
-  storage_ = std::make_shared<detail::Storage>(CheckedByteSize(dtype_, shape_));
+  storage_ = NewStorage(dtype_, shape_, detail::Storage::kZeros);
 }
 
 Tensor Tensor::uninitialized(DType dtype, Shape shape) {
   Tensor tensor;
   tensor.dtype_ = dtype;
   tensor.shape_ = std::move(shape);
-  tensor.storage_ = std::make_shared<detail::Storage>(CheckedByteSize(dtype, tensor.shape_),
-                                                      detail::Storage::kUninitialized);
+  tensor.storage_ = NewStorage(dtype, tensor.shape_, detail::Storage::kUninitialized);
   return tensor;
 }
 
@@ -59,6 +71,11 @@ Tensor Tensor::from_external(DType dtype, Shape shape, void* data, std::shared_p
   tensor.dtype_ = dtype;
   tensor.shape_ = std::move(shape);
   const size_t bytes = CheckedByteSize(dtype, tensor.shape_);
+  if (dtype == DType::kString) {
+    throw InvalidArgumentError(
+        "a string tensor cannot borrow external memory (its elements are std::string objects "
+        "Loom constructs); make a Tensor and assign its strings");
+  }
   if (bytes > 0 && data == nullptr) {
     throw InvalidArgumentError("external tensor of shape " + tensor.shape_.to_string() +
                                " has no data (null pointer)");
@@ -98,8 +115,14 @@ Tensor Tensor::reshape(Shape shape) const {
 }
 
 Tensor Tensor::clone() const {
-  Tensor copy(dtype_, shape_);
-  if (nbytes() > 0) std::memcpy(copy.raw_data(), raw_data(), nbytes());
+  Tensor copy = uninitialized(dtype_, shape_);
+  if (dtype_ == DType::kString) {
+    const std::string* from = data<std::string>();
+    std::string* to = copy.data<std::string>();
+    for (int64_t i = 0; i < num_elements(); ++i) to[i] = from[i];
+  } else if (nbytes() > 0) {
+    std::memcpy(copy.raw_data(), raw_data(), nbytes());
+  }
   return copy;
 }
 

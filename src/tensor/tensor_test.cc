@@ -26,7 +26,8 @@ TEST(DType, AppendedDTypesKeepTheOldNumbers) {
   EXPECT_EQ(static_cast<int>(DType::kBool), 7);
   EXPECT_EQ(static_cast<int>(DType::kUInt16), 8);
   EXPECT_EQ(static_cast<int>(DType::kBFloat16), 12);
-  EXPECT_EQ(kNumDTypes, 13);
+  EXPECT_EQ(static_cast<int>(DType::kString), 13);
+  EXPECT_EQ(kNumDTypes, 14);
   const struct {
     DType dtype;
     size_t size;

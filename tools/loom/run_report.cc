@@ -110,6 +110,13 @@ double Checksum(const Tensor& tensor) {
       return Sum<uint32_t>(tensor);
     case DType::kUInt64:
       return Sum<uint64_t>(tensor);
+    case DType::kString: {
+      // Strings have no sum: their total length in bytes stands in.
+      double bytes = 0;
+      const std::string* strings = tensor.data<std::string>();
+      for (int64_t i = 0; i < tensor.num_elements(); ++i) bytes += strings[i].size();
+      return bytes;
+    }
   }
   return 0;
 }

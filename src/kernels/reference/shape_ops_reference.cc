@@ -290,6 +290,8 @@ Tensor CastReference(const Tensor& x, DType to) {
       case DType::kUInt64:
         StoreInt<uint64_t>(out, i, v);
         break;
+      case DType::kString:
+        throw std::invalid_argument("CastReference: strings have no reference here");
     }
   }
   return out;

@@ -26,7 +26,7 @@ int64_t ScalarInt(std::string_view op, const Tensor& t, std::string_view name) {
 DType OutputDType(std::string_view op, const Attributes& attrs) {
   const int64_t code = attrs.get_int("output_datatype", 1);
   const std::optional<DType> dtype = DTypeFromOnnxDataType(code);
-  if (!dtype || *dtype == DType::kBool) {
+  if (!dtype || *dtype == DType::kBool || *dtype == DType::kString) {
     ThrowKernelError(op, "attribute 'output_datatype' = " + std::to_string(code) +
                              " is not a numeric dtype Loom supports");
   }

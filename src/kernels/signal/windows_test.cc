@@ -46,7 +46,7 @@ TEST(Windows, Errors) {
   EXPECT_NE(KernelErrorOf(HammingWindowKernel, {&f}).find("HammingWindow"), std::string::npos);
   const Tensor four = Tensor::from_vector<int64_t>({}, {4});
   Attributes bad;
-  bad.set("output_datatype", int64_t{8});
+  bad.set("output_datatype", int64_t{8});  // STRING
   EXPECT_NE(KernelErrorOf(BlackmanWindowKernel, {&four}, bad).find("output_datatype"),
             std::string::npos);
 }

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <string>
 
 #include "kernels/reference/element_access.h"
 #include "loom/errors.h"
@@ -95,6 +97,15 @@ Tensor RandomTensor(DType dtype, Shape shape, uint32_t seed, double low, double 
       for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = (rng() & 1) != 0;
       break;
     }
+    case DType::kString: {
+      // Short lowercase words, repeats likely (so Equal and Unique see some).
+      std::string* p = t.data<std::string>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        p[i].assign(rng() % 4, 'a');
+        for (char& c : p[i]) c = static_cast<char>('a' + rng() % 3);
+      }
+      break;
+    }
   }
   return t;
 }
@@ -151,6 +162,11 @@ std::string KernelErrorOf(KernelFn fn, std::initializer_list<const Tensor*> inpu
 }
 
 bool BitwiseEqual(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == DType::kString && b.dtype() == DType::kString) {
+    return a.shape() == b.shape() &&
+           std::equal(a.data<std::string>(), a.data<std::string>() + a.num_elements(),
+                      b.data<std::string>());
+  }
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&
          (a.nbytes() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0);
 }

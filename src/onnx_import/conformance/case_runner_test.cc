@@ -178,15 +178,16 @@ TEST_F(CaseRunnerTest, CaseWithoutDataSetsFails) {
 
 TEST_F(CaseRunnerTest, DataOfAnElementTypeLoomLacksIsUnsupported) {
   WriteCase(dir_.string(), SubModel(), {});
-  onnx::TensorProto strings;
-  strings.set_data_type(onnx::TensorProto::STRING);
-  strings.add_dims(1);
-  strings.add_string_data("a");
+  onnx::TensorProto complex;
+  complex.set_data_type(onnx::TensorProto::COMPLEX64);
+  complex.add_dims(1);
+  complex.add_float_data(1);
+  complex.add_float_data(2);
   testing::WriteBytes((dir_ / "test_data_set_0" / "input_0.pb").string(),
-                      strings.SerializeAsString());
+                      complex.SerializeAsString());
   CaseResult result = Run();
   EXPECT_EQ(result.status, CaseStatus::kUnsupported);
-  EXPECT_EQ(result.reason, "data set 0: input_0.pb has element type STRING, which Loom lacks");
+  EXPECT_EQ(result.reason, "data set 0: input_0.pb has element type COMPLEX64, which Loom lacks");
 }
 
 }  // namespace

@@ -108,6 +108,22 @@ std::optional<std::string> CompareTensors(const Tensor& expected, const Tensor& 
            actual.shape().to_string();
   }
   if (expected.num_elements() == 0) return std::nullopt;
+  if (expected.dtype() == DType::kString) {
+    const std::string* want = expected.data<std::string>();
+    const std::string* got = actual.data<std::string>();
+    int64_t first = -1;
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < expected.num_elements(); ++i) {
+      if (want[i] == got[i]) continue;
+      if (first < 0) first = i;
+      ++mismatches;
+    }
+    if (mismatches == 0) return std::nullopt;
+    return std::to_string(mismatches) + " of " + std::to_string(expected.num_elements()) +
+           " elements differ; first at index " + std::to_string(first) + " " +
+           Coordinates(expected.shape(), first) + ": expected \"" + want[first] + "\", got \"" +
+           got[first] + "\"";
+  }
   return kernels::VisitDType(expected.dtype(), [&](auto tag) {
     return CompareElements<decltype(tag)>(expected, actual, tolerance);
   });

@@ -39,12 +39,12 @@ TEST(FindUnsupportedFeatures, OpsetOutsideTheImportersRange) {
 
 TEST(FindUnsupportedFeatures, ElementTypesLoomLacks) {
   auto model = SingleNodeModel("Identity", {{"x", onnx::TensorProto::COMPLEX128, {2}}},
-                               {{"y", onnx::TensorProto::STRING, {2}}});
+                               {{"y", onnx::TensorProto::FLOAT8E4M3FN, {2}}});
   onnx::TensorProto* init = model.mutable_graph()->add_initializer();
   init->set_name("w");
   init->set_data_type(onnx::TensorProto::COMPLEX64);
   EXPECT_EQ(FindUnsupportedFeatures(model),
-            (Items{"dtype complex128", "dtype complex64", "dtype string"}));
+            (Items{"dtype complex128", "dtype complex64", "dtype float8e4m3fn"}));
   // The 16-bit, unsigned wide and bfloat16 types are Loom dtypes.
   for (int32_t elem_type :
        {onnx::TensorProto::UINT16, onnx::TensorProto::INT16, onnx::TensorProto::UINT32,
