@@ -170,7 +170,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"HardSwish", kFloats, kAllIsas, HardSwishKernel},
     {"Hardmax", kFloats, kPortable, HardmaxKernel},
     {"Identity", kAllAndStr, kPortable, IdentityKernel},
-    {"If", kAll, kPortable, IfOutsideSession},
+    {"If", kAllAndStr, kPortable, IfOutsideSession},
     {"InstanceNormalization", kF32 | kF64, kPortable, InstanceNormalizationKernel},
     {"IsInf", kFloats, kPortable, IsInfKernel},
     {"IsNaN", kFloats, kPortable, IsNaNKernel},
@@ -191,7 +191,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     // Loom-internal: DequantizeLinear x 2 → Add → [Relu →] QuantizeLinear
     // (quant/quant.h), written by graph/passes/qdq_add_fusion.cc.
     {"LoomQLinearAdd", kI8 | kU8, kPortableAvx512, QLinearAddKernel},
-    {"Loop", kAll, kPortable, LoopOutsideSession},
+    {"Loop", kAllAndStr, kPortable, LoopOutsideSession},
     {"LpNormalization", kFloats, kPortable, LpNormalizationKernel},
     {"LpPool", kFloats, kPortable, LpPoolKernel},
     {"MatMul", kF32 | kF64 | kI32 | kU32 | kI64 | kU64, kAllIsas, MatMulKernel, PrepareMatMul},
@@ -251,7 +251,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"RotaryEmbedding", kF32 | kF16 | kBF16, kPortable, RotaryEmbeddingKernel},
     {"Round", kFloats, kPortable, RoundKernel},
     {"STFT", kF32 | kF64, kPortable, StftKernel},
-    {"Scan", kAll, kPortable, ScanOutsideSession},
+    {"Scan", kAllAndStr, kPortable, ScanOutsideSession},
     {"ScatterElements", kAllAndStr, kPortable, WithStrings<ScatterElementsKernel, 5, 1>},
     {"ScatterND", kAllAndStr, kPortable, WithStrings<ScatterNDKernel, 5, 1>},
     {"Selu", kFloats, kPortable, SeluKernel},

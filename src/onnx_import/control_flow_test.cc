@@ -614,6 +614,43 @@ TEST(ControlFlowErrors, LoopBodyWithWrongInputCount) {
   EXPECT_TRUE(Contains(error, "inputs")) << error;
 }
 
+// Strings through Scan: the scan input is sliced and the scan output stacked
+// as std::string objects. acc = acc + x[t] (StringConcat) over columns.
+TEST(ControlFlowRun, ScanSlicesAndStacksStrings) {
+  constexpr int32_t kString = onnx::TensorProto::STRING;
+  TestModel m(20);
+  m.Input("acc0", kString, {2});
+  m.Input("X", kString, {2, 3});
+  TestModel body(20);
+  body.Input("acc", kString, {2});
+  body.Input("x", kString, {2});
+  body.Node("StringConcat", {"acc", "x"}, {"acc_next"});
+  body.Node("Identity", {"acc_next"}, {"step"});
+  body.Output("acc_next", kString, {2});
+  body.Output("step", kString, {2});
+  onnx::NodeProto* node = m.Node("Scan", {"acc0", "X"}, {"acc_final", "steps"}, "scan");
+  SetGraph(node, "body", body.graph());
+  SetInt(node, "num_scan_inputs", 1);
+  SetInts(node, "scan_input_axes", {1});
+  SetInts(node, "scan_output_axes", {1});
+  m.Output("acc_final", kString, {2});
+  m.UntypedOutput("steps");
+  const Tensor x = Tensor::from_vector<std::string>({2, 3}, {"a", "b", "c", "x", "y", "z"});
+  const Tensor acc0 = Tensor::from_vector<std::string>({2}, {">", std::string(40, '-')});
+  for (int threads : {1, 3}) {
+    const auto got = RunModel(m.Serialize(), {{"acc0", acc0}, {"X", x}}, threads);
+    const std::string long_prefix(40, '-');
+    const std::string* final_values = got[0].data<std::string>();
+    EXPECT_EQ(final_values[0], ">abc");
+    EXPECT_EQ(final_values[1], long_prefix + "xyz");
+    ASSERT_EQ(got[1].shape(), Shape({2, 3}));
+    const std::string* steps = got[1].data<std::string>();
+    EXPECT_EQ(std::vector<std::string>(steps, steps + 6),
+              (std::vector<std::string>{">a", ">ab", ">abc", long_prefix + "x",
+                                        long_prefix + "xy", long_prefix + "xyz"}));
+  }
+}
+
 TEST(ControlFlowErrors, ScanLengthsMustMatch) {
   TestModel m(16);
   m.Input("a", kFloat, {"N", 1});

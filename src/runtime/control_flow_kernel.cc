@@ -1,5 +1,6 @@
 #include "runtime/control_flow_kernel.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -12,6 +13,17 @@
 
 namespace loom::runtime {
 namespace {
+
+// Copies `bytes` of elements of `dtype`: strings as objects (their bytes are
+// std::string objects, not text), everything else as bytes.
+void CopyBytesOf(DType dtype, char* dst, const char* src, size_t bytes) {
+  if (dtype == DType::kString) {
+    const auto* from = reinterpret_cast<const std::string*>(src);
+    std::copy(from, from + bytes / sizeof(std::string), reinterpret_cast<std::string*>(dst));
+  } else {
+    std::memcpy(dst, src, bytes);
+  }
+}
 
 [[noreturn]] void Fail(const std::string& op, const std::string& detail) {
   throw InvalidArgumentError(op + ": " + detail);
@@ -95,7 +107,7 @@ Tensor Stack(const std::string& op, const std::string& what, const std::vector<T
     for (int64_t t = 0; t < length; ++t) {
       const Tensor& element = elements[reverse ? length - 1 - t : t];
       const char* src = static_cast<const char*>(element.raw_data()) + o * inner_bytes;
-      std::memcpy(dst + (o * length + t) * inner_bytes, src, inner_bytes);
+      CopyBytesOf(first.dtype(), dst + (o * length + t) * inner_bytes, src, inner_bytes);
     }
   }
   return out;
@@ -117,7 +129,8 @@ Tensor SliceAlong(const Tensor& tensor, int axis, int64_t index) {
   auto* dst = static_cast<char*>(out.raw_data());
   const int64_t length = dims[axis];
   for (int64_t o = 0; o < outer; ++o) {
-    std::memcpy(dst + o * inner_bytes, src + (o * length + index) * inner_bytes, inner_bytes);
+    CopyBytesOf(tensor.dtype(), dst + o * inner_bytes, src + (o * length + index) * inner_bytes,
+                inner_bytes);
   }
   return out;
 }
