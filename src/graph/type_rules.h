@@ -317,6 +317,11 @@ std::vector<TensorType> InferUnique(const NodeTypeContext& ctx);
 // The string operators (kernels/strings/string_ops.h); StringConcat is
 // InferArithmetic.
 std::vector<TensorType> InferStringSplit(const NodeTypeContext& ctx);
+// The random generators (kernels/random/random_ops.h).
+std::vector<TensorType> InferRandomFromShape(const NodeTypeContext& ctx);
+std::vector<TensorType> InferRandomLike(const NodeTypeContext& ctx);
+std::vector<TensorType> InferBernoulli(const NodeTypeContext& ctx);
+std::vector<TensorType> InferMultinomial(const NodeTypeContext& ctx);
 std::vector<TensorType> InferStringNormalizer(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRegexFullMatch(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx);

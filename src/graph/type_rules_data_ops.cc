@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/type_rules.h"
+#include "kernels/onnx_dtype.h"
 
 namespace loom::graph {
 namespace {
@@ -22,6 +23,75 @@ int RankOf(const NodeTypeContext& ctx, size_t index) {
 // Unique(X) -> Y, indices [?], inverse_indices, counts [?]: Y is X's
 // elements flattened ([?]) or X's shape with the axis unknown; there is one
 // inverse index per element (no axis) or per slice along axis.
+namespace {
+
+// The float dtype a random generator's 'dtype' attribute names, or fallback.
+DType RandomFloatDType(const NodeTypeContext& ctx, DType fallback) {
+  if (!ctx.has_attribute("dtype")) return fallback;
+  const int64_t code = ctx.GetInt("dtype", 1);
+  const std::optional<DType> dtype = kernels::DTypeFromOnnxDataType(code);
+  if (!dtype || !dtype_is_float(*dtype)) {
+    ctx.Fail("attribute 'dtype' = " + std::to_string(code) + " is not a floating-point type");
+  }
+  return *dtype;
+}
+
+}  // namespace
+
+// RandomUniform, RandomNormal: attribute shape and dtype (float32 default).
+std::vector<TensorType> InferRandomFromShape(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(0, 0);
+  const std::optional<std::vector<int64_t>> dims = ctx.GetInts("shape");
+  if (!dims) ctx.Fail("required attribute 'shape' is missing");
+  SymbolicShape shape;
+  for (int64_t d : *dims) {
+    if (d < 0) ctx.Fail("attribute 'shape' has a negative dimension");
+    shape.push_back(Dim(d));
+  }
+  return {TensorType{RandomFloatDType(ctx, DType::kFloat32), shape}};
+}
+
+// RandomUniformLike, RandomNormalLike: the input's shape; 'dtype' or the
+// input's (which must then be a float type).
+std::vector<TensorType> InferRandomLike(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  const DType input = ctx.input(0).dtype;
+  if (!ctx.has_attribute("dtype") && !dtype_is_float(input)) {
+    ctx.Fail("input " + ctx.Describe(0) + " is not floating point and attribute 'dtype' is unset");
+  }
+  return {TensorType{RandomFloatDType(ctx, input), ctx.input_shape(0)}};
+}
+
+// Bernoulli: the input's shape; 'dtype' (any numeric or bool) or the input's.
+std::vector<TensorType> InferBernoulli(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  DType dtype = ctx.input(0).dtype;
+  if (ctx.has_attribute("dtype")) {
+    const int64_t code = ctx.GetInt("dtype", 1);
+    const std::optional<DType> requested = kernels::DTypeFromOnnxDataType(code);
+    if (!requested || *requested == DType::kString) {
+      ctx.Fail("attribute 'dtype' = " + std::to_string(code) + " is not a numeric or bool type");
+    }
+    dtype = *requested;
+  }
+  return {TensorType{dtype, ctx.input_shape(0)}};
+}
+
+// Multinomial([batch, classes]) -> [batch, sample_size] of int32 or int64.
+std::vector<TensorType> InferMultinomial(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  ctx.CheckRank(0, 2);
+  const int64_t code = ctx.GetInt("dtype", 6);
+  if (code != 6 && code != 7) ctx.Fail("attribute 'dtype' must be 6 (INT32) or 7 (INT64)");
+  const int64_t samples = ctx.GetInt("sample_size", 1);
+  if (samples < 0) ctx.Fail("attribute 'sample_size' must be >= 0");
+  std::optional<SymbolicShape> shape;
+  if (const std::optional<SymbolicShape>& x = ctx.input_shape(0)) {
+    shape = SymbolicShape{(*x)[0], Dim(samples)};
+  }
+  return {TensorType{code == 6 ? DType::kInt32 : DType::kInt64, shape}};
+}
+
 // StringSplit(X) -> Y: X's shape plus the most pieces (unknown); Z: X's shape.
 std::vector<TensorType> InferStringSplit(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(1, 1);

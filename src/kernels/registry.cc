@@ -18,6 +18,7 @@
 #include "kernels/normalization_more.h"
 #include "kernels/pool.h"
 #include "kernels/quant/quant.h"
+#include "kernels/random/random_ops.h"
 #include "kernels/recurrent/recurrent.h"
 #include "kernels/reduce.h"
 #include "kernels/resize/resize.h"
@@ -112,6 +113,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Attention", kFloats, kAllIsas, OnnxAttentionKernel},
     {"AveragePool", kF32 | kF64, kPortableAvx2, AveragePoolKernel},
     {"BatchNormalization", kF32 | kF64, kPortable, BatchNormalizationKernel},
+    {"Bernoulli", kFloats, kPortable, BernoulliKernel},
     {"BitShift", kU8 | kU16 | kU32 | kU64, kPortable, BitShiftKernel},
     {"BitwiseAnd", kIntegers, kPortable, BitwiseAndKernel},
     {"BitwiseNot", kIntegers, kPortable, BitwiseNotKernel},
@@ -208,6 +210,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Mul", kNumeric, kPortable, MulKernel},
     // Loom-internal ops of the blocked layout (nchwc/nchwc.h), written by
     // the layout pass (graph/passes/nchwc_layout.cc).
+    {"Multinomial", kFloats, kPortable, MultinomialKernel},
     {"NchwcAveragePool", kF32, kPortable, NchwcAveragePoolKernel},
     {"NchwcChannelAffine", kF32, kPortable, NchwcChannelAffineKernel},
     {"NchwcConv", kF32, kAllIsas, NchwcConvKernel, PrepareNchwcConv},
@@ -230,6 +233,10 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"QuantizeLinear", kF32 | kF16 | kBF16 | kI32, kPortableAvx512, QuantizeLinearKernel},
     {"RMSNormalization", kFloats, kPortable, RMSNormalizationKernel},
     {"RNN", kF32 | kF16 | kBF16, kAllIsas, RnnKernel, PrepareRnn},
+    {"RandomNormal", kAll, kPortable, RandomNormalKernel},
+    {"RandomNormalLike", kAll, kPortable, RandomNormalLikeKernel},
+    {"RandomUniform", kAll, kPortable, RandomUniformKernel},
+    {"RandomUniformLike", kAll, kPortable, RandomUniformLikeKernel},
     {"Range", kF32 | kF64 | kI16 | kI32 | kI64, kPortable, RangeKernel},
     {"Reciprocal", kFloats, kPortable, ReciprocalKernel},
     {"ReduceL1", kReduceTypes, kAllIsas, ReduceL1Kernel},

@@ -23,6 +23,7 @@
 #include "graph/passes/graph_edit.h"
 #include "graph/passes/passes.h"
 #include "graph/topological_order.h"
+#include "kernels/random/random_ops.h"
 #include "kernels/reference/element_access.h"
 #include "loom/errors.h"
 
@@ -158,6 +159,9 @@ bool FoldConstants(Graph& graph, const NodeEvaluator& evaluate) {
     // Control flow runs subgraphs, which only a session can: it stays (its
     // subgraphs are optimized on their own, OptimizeGraph).
     if (HasSubgraphs(node)) continue;
+    // Random generators draw new values each run (unless seeded, when they
+    // would fold consistently; they stay, so both forms behave alike).
+    if (kernels::IsRandomOp(node.op_type)) continue;
 
     std::vector<const Tensor*> inputs;
     for (const std::string& input : node.inputs) {

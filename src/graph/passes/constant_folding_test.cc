@@ -55,6 +55,20 @@ TEST(FoldConstants, FoldsAChainInOneCall) {
   EXPECT_FALSE(FoldConstants(graph, EvaluateNode));
 }
 
+TEST(FoldConstants, RandomGeneratorsStay) {
+  GraphBuilder b("noise");
+  const std::string x = b.input("x", DType::kFloat32, {3});
+  const std::string c = b.constant(Floats({3}, {0.5f, 0.5f, 0.5f}), "c");
+  const std::string u =
+      b.op("RandomUniform", {}, {{"shape", std::vector<int64_t>{3}}, {"seed", 1.0f}}, "u");
+  const std::string coin = b.op("Bernoulli", {c}, {}, "coin");
+  b.output(b.op("Add", {x, b.op("Add", {u, coin}, {}, "noise")}, {}, "y"));
+  Graph graph = b.build();
+  EXPECT_FALSE(FoldConstants(graph, EvaluateNode));
+  EXPECT_NE(graph.find_node("u"), nullptr);
+  EXPECT_NE(graph.find_node("coin"), nullptr);
+}
+
 TEST(FoldConstants, GraphOutputStaysNodeProduced) {
   GraphBuilder b("fetched");
   const std::string x = b.input("x", DType::kFloat32, {2});
