@@ -125,11 +125,14 @@ def test_unsupported_operator_is_named():
     from conftest import make_model
 
     model = make_model(
-        [helper.make_node("ImageDecoder", ["x"], ["y"])],
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3])],
+        [helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode="TF", min_gram_length=1,
+                          max_gram_length=1, max_skip_count=0, ngram_counts=[0],
+                          ngram_indexes=[0], pool_int64s=[7])],
+        [helper.make_tensor_value_info("x", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
     )
-    raises_invalid_argument(lambda: loom.InferenceSession(model.SerializeToString()), "ImageDecoder")
+    raises_invalid_argument(lambda: loom.InferenceSession(model.SerializeToString()),
+                            "TfIdfVectorizer")
 
 
 def test_session_still_works_after_errors(cnn_session, x):
