@@ -49,6 +49,20 @@ std::vector<Tensor> ScanOutsideSession(const KernelContext&, const Attributes&, 
   RefuseControlFlow("Scan");
 }
 
+// The sequence and optional ops take and give sequences and optionals,
+// which only a session holds: the runtime layer gives their nodes a kernel
+// of its own (runtime/sequence_kernels.h). Listed here, as control flow is.
+template <size_t N>
+struct OpName {
+  constexpr OpName(const char (&text)[N]) { std::copy_n(text, N, name); }  // NOLINT: a literal
+  char name[N];
+};
+template <OpName op>
+std::vector<Tensor> SequenceOpOutsideSession(const KernelContext&, const Attributes&,
+                                             KernelInputs) {
+  ThrowKernelError(op.name, "sequences and optionals exist only inside a session");
+}
+
 constexpr DTypeMask kF32 = DTypeBit(DType::kFloat32);
 constexpr DTypeMask kF64 = DTypeBit(DType::kFloat64);
 constexpr DTypeMask kF16 = DTypeBit(DType::kFloat16);
@@ -111,6 +125,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Col2Im", kF32 | kF64, kPortable, Col2ImKernel},
     {"Compress", kAll, kPortable, CompressKernel},
     {"Concat", kAll, kPortable, ConcatKernel},
+    {"ConcatFromSequence", kAll, kPortable, SequenceOpOutsideSession<"ConcatFromSequence">},
     {"Constant", kAll, kPortable, ConstantKernel},
     {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
     {"Conv", kF32, kAllIsas, ConvKernel, PrepareConv},
@@ -205,6 +220,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"NonZero", kAll, kPortable, NonZeroKernel},
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
+    {"Optional", kAll, kPortable, SequenceOpOutsideSession<"Optional">},
+    {"OptionalGetElement", kAll, kPortable, SequenceOpOutsideSession<"OptionalGetElement">},
+    {"OptionalHasElement", kAll, kPortable, SequenceOpOutsideSession<"OptionalHasElement">},
     {"Or", kBool, kPortable, OrKernel},
     {"PRelu", kFloats | kI32 | kI64 | kU32 | kU64, kPortable, PReluKernel},
     {"Pad", kAll, kPortable, PadKernel},
@@ -238,6 +256,13 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"ScatterElements", kAll, kPortable, ScatterElementsKernel},
     {"ScatterND", kAll, kPortable, ScatterNDKernel},
     {"Selu", kFloats, kPortable, SeluKernel},
+    {"SequenceAt", kAll, kPortable, SequenceOpOutsideSession<"SequenceAt">},
+    {"SequenceConstruct", kAll, kPortable, SequenceOpOutsideSession<"SequenceConstruct">},
+    {"SequenceEmpty", kAll, kPortable, SequenceOpOutsideSession<"SequenceEmpty">},
+    {"SequenceErase", kAll, kPortable, SequenceOpOutsideSession<"SequenceErase">},
+    {"SequenceInsert", kAll, kPortable, SequenceOpOutsideSession<"SequenceInsert">},
+    {"SequenceLength", kAll, kPortable, SequenceOpOutsideSession<"SequenceLength">},
+    {"SequenceMap", kAll, kPortable, SequenceOpOutsideSession<"SequenceMap">},
     {"Shape", kAll, kPortable, ShapeKernel},
     {"Shrink", kNumeric, kPortable, ShrinkKernel},
     {"Sigmoid", kFloats, kAllIsas, SigmoidKernel},
@@ -252,6 +277,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Softsign", kFloats, kPortable, SoftsignKernel},
     {"SpaceToDepth", kAll, kPortable, SpaceToDepthKernel},
     {"Split", kAll, kPortable, SplitKernel},
+    {"SplitToSequence", kAll, kPortable, SequenceOpOutsideSession<"SplitToSequence">},
     {"Sqrt", kFloats, kPortable, SqrtKernel},
     {"Squeeze", kAll, kPortable, SqueezeKernel},
     {"Sub", kNumeric, kPortable, SubKernel},

@@ -31,13 +31,16 @@ namespace loom::runtime {
 // plan's ISA. Returns its outputs; throws RuntimeError when the kernel
 // returns fewer than the node has. The graph executor and RunSubgraph both
 // run nodes through it.
-std::vector<Tensor> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
-                                const std::vector<Tensor>& slots, threading::ThreadPool* pool,
-                                const RunControl& control);
+// A tensor kernel given a sequence or an empty optional throws
+// InvalidArgumentError (type inference keeps them apart; this is the
+// run-time guard).
+std::vector<Value> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
+                               const std::vector<Value>& slots, threading::ThreadPool* pool,
+                               const RunControl& control);
 
 // `inputs[i]` feeds the plan's input i; returns the plan's outputs in order.
-std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> inputs,
-                                threading::ThreadPool* pool, const RunControl& control,
-                                const std::string& where);
+std::vector<Value> RunSubgraph(const ExecutionPlan& plan, std::vector<Value> inputs,
+                               threading::ThreadPool* pool, const RunControl& control,
+                               const std::string& where);
 
 }  // namespace loom::runtime

@@ -22,6 +22,7 @@
 #include "graph/control_flow.h"
 #include "graph/passes/graph_edit.h"
 #include "graph/passes/passes.h"
+#include "graph/sequence_ops.h"
 #include "graph/topological_order.h"
 #include "kernels/reference/element_access.h"
 #include "loom/errors.h"
@@ -158,6 +159,8 @@ bool FoldConstants(Graph& graph, const NodeEvaluator& evaluate) {
     // Control flow runs subgraphs, which only a session can: it stays (its
     // subgraphs are optimized on their own, OptimizeGraph).
     if (HasSubgraphs(node)) continue;
+    // Sequences and optionals are no initializers: their ops stay.
+    if (IsSequenceOp(node.op_type)) continue;
 
     std::vector<const Tensor*> inputs;
     for (const std::string& input : node.inputs) {
