@@ -107,10 +107,14 @@ std::shared_ptr<Graph> TypeLoopBody(const NodeTypeContext& ctx, const std::strin
     for (size_t i = 0; i < carried; ++i) {
       TensorType& in = input_types[first + i];
       const TensorType& out = typed->outputs[out_first + i].type;
-      if (in.dtype != out.dtype || in.kind != out.kind) {
+      // An optional carried in may come out as what it holds (ONNX's
+      // loop16_seq_none: an empty optional sequence starts a sequence).
+      const bool kinds_fit =
+          in.kind == out.kind || (in.is_optional() && in.element_of_optional().kind == out.kind);
+      if (in.dtype != out.dtype || !kinds_fit) {
         ctx.Fail("subgraph '" + attribute + "' carries input '" + typed->inputs[first + i].name +
                  "' " + in.to_string() + " into output '" + typed->outputs[out_first + i].name +
-                 "' " + out.to_string() + ": the " + (in.kind != out.kind ? "kinds" : "dtypes") +
+                 "' " + out.to_string() + ": the " + (kinds_fit ? "dtypes" : "kinds") +
                  " differ");
       }
       if (Covers(in.shape, out.shape)) continue;
@@ -238,7 +242,15 @@ ControlFlowTypes InferLoopTypes(const NodeTypeContext& ctx) {
              " scan outputs");
   }
   ControlFlowTypes result;
-  for (size_t i = 0; i < carried; ++i) result.outputs.push_back(body->inputs[2 + i].type);
+  for (size_t i = 0; i < carried; ++i) {
+    // What the body gives, unless the loop may not run (an optional in
+    // that the body makes a plain value stays optional only then).
+    TensorType type = body->inputs[2 + i].type;
+    if (type.is_optional() && !body->outputs[1 + i].type.is_optional()) {
+      type.kind = body->outputs[1 + i].type.kind;
+    }
+    result.outputs.push_back(type);
+  }
   for (size_t k = 0; k < scan_outputs; ++k) {
     result.outputs.push_back(
         Stacked(ctx, body->outputs[1 + carried + k].type, ctx.UnknownDim(), 0));

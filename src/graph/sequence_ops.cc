@@ -30,12 +30,19 @@ const TensorType& RequireTensor(const NodeTypeContext& ctx, size_t index) {
   return type;
 }
 
-// A position input: a scalar int32 or int64 tensor.
+// A position input: a scalar int32 or int64 tensor (ONNX's own tests also
+// give a one-element 1-D tensor, which ONNX Runtime accepts).
 void CheckPosition(const NodeTypeContext& ctx, size_t index) {
   if (!ctx.has_input(index)) return;
   RequireTensor(ctx, index);
   ctx.CheckDTypeIn(index, {DType::kInt32, DType::kInt64});
-  ctx.CheckRank(index, 0);
+  const std::optional<SymbolicShape>& shape = ctx.input_shape(index);
+  if (!shape) return;
+  for (const Dim& dim : *shape) {
+    if (dim.is_known() && dim.size() != 1) {
+      ctx.Fail("input " + ctx.Describe(index) + " must be a scalar (one element)");
+    }
+  }
 }
 
 // What two element shapes share: the same dims, unknown where they differ,
