@@ -114,8 +114,7 @@ std::shared_ptr<Graph> TypeLoopBody(const NodeTypeContext& ctx, const std::strin
       if (in.dtype != out.dtype || !kinds_fit) {
         ctx.Fail("subgraph '" + attribute + "' carries input '" + typed->inputs[first + i].name +
                  "' " + in.to_string() + " into output '" + typed->outputs[out_first + i].name +
-                 "' " + out.to_string() + ": the " + (kinds_fit ? "dtypes" : "kinds") +
-                 " differ");
+                 "' " + out.to_string() + ": the " + (kinds_fit ? "dtypes" : "kinds") + " differ");
       }
       if (Covers(in.shape, out.shape)) continue;
       settled = false;
@@ -201,8 +200,8 @@ ControlFlowTypes InferIfTypes(const NodeTypeContext& ctx) {
     const TensorType& b = else_branch->outputs[i].type;
     if (a.dtype != b.dtype || a.kind != b.kind) {
       ctx.Fail("output " + std::to_string(i) + " is " + a.to_string() + " in then_branch but " +
-               b.to_string() + " in else_branch: the " +
-               (a.kind != b.kind ? "kinds" : "dtypes") + " differ");
+               b.to_string() + " in else_branch: the " + (a.kind != b.kind ? "kinds" : "dtypes") +
+               " differ");
     }
     result.outputs.push_back({a.dtype, MergeShapes(ctx, a.shape, b.shape), a.kind});
   }

@@ -18,7 +18,8 @@ std::string shape_to_string(const SymbolicShape& shape) {
 }
 
 std::string TensorType::to_string() const {
-  const std::string tensor = std::string(dtype_name(dtype)) + (shape ? shape_to_string(*shape) : "[?]");
+  const std::string tensor =
+      std::string(dtype_name(dtype)) + (shape ? shape_to_string(*shape) : "[?]");
   switch (kind) {
     case ValueKind::kTensor:
       return tensor;

@@ -11,9 +11,9 @@ namespace loom::graph {
 namespace {
 
 constexpr std::array<std::string_view, 12> kSequenceOps = {
-    "ConcatFromSequence", "Optional",       "OptionalGetElement", "OptionalHasElement",
-    "SequenceAt",         "SequenceConstruct", "SequenceEmpty",  "SequenceErase",
-    "SequenceInsert",     "SequenceLength",  "SequenceMap",        "SplitToSequence",
+    "ConcatFromSequence", "Optional",          "OptionalGetElement", "OptionalHasElement",
+    "SequenceAt",         "SequenceConstruct", "SequenceEmpty",      "SequenceErase",
+    "SequenceInsert",     "SequenceLength",    "SequenceMap",        "SplitToSequence",
 };
 
 const TensorType& RequireSequence(const NodeTypeContext& ctx, size_t index) {
@@ -62,8 +62,8 @@ DType DTypeAttribute(const NodeTypeContext& ctx, std::string_view name, int64_t 
   const int64_t code = ctx.GetInt(name, fallback);
   const std::optional<DType> dtype = kernels::DTypeFromOnnxDataType(code);
   if (!dtype) {
-    ctx.Fail("attribute '" + std::string(name) + "' is ONNX element type " +
-             std::to_string(code) + ", which Loom does not support");
+    ctx.Fail("attribute '" + std::string(name) + "' is ONNX element type " + std::to_string(code) +
+             ", which Loom does not support");
   }
   return *dtype;
 }
@@ -137,8 +137,8 @@ std::vector<TensorType> InferSplitToSequence(const NodeTypeContext& ctx) {
   }
   if (!input.shape) return {SequenceType({input.dtype, std::nullopt})};
   SymbolicShape shape = *input.shape;
-  const int axis = ctx.NormalizeAxis(ctx.GetInt("axis", 0), static_cast<int>(shape.size()),
-                                     "attribute 'axis'");
+  const int axis =
+      ctx.NormalizeAxis(ctx.GetInt("axis", 0), static_cast<int>(shape.size()), "attribute 'axis'");
   if (ctx.has_input(1)) {
     shape[axis] = ctx.UnknownDim();  // the parts may differ
   } else if (ctx.GetInt("keepdims", 1) != 0) {

@@ -158,11 +158,10 @@ class Converter {
       subgraphs.push_back(subgraph);
       return subgraph;
     };
-    Attributes attributes =
-        proto.op_type() == "Optional"
-            ? ConvertAttributes(WithOptionalTypeAsInts(proto, where), policy_, where,
-                                &convert_subgraph)
-            : ConvertAttributes(proto, policy_, where, &convert_subgraph);
+    Attributes attributes = proto.op_type() == "Optional"
+                                ? ConvertAttributes(WithOptionalTypeAsInts(proto, where), policy_,
+                                                    where, &convert_subgraph)
+                                : ConvertAttributes(proto, policy_, where, &convert_subgraph);
     // Every subgraph of the node takes all of its captures, in one order,
     // as trailing inputs named after the outer values (loom/graph.h). Their
     // types come from the outer graph when types are inferred.

@@ -208,8 +208,8 @@ class LoopKernel : public ValueNodeKernel {
                          "; it must not be negative");
       }
     }
-    bool cond =
-        inputs[1] == nullptr || ReadCondition("Loop", "cond", TensorInput("Loop", "cond", inputs[1]));
+    bool cond = inputs[1] == nullptr ||
+                ReadCondition("Loop", "cond", TensorInput("Loop", "cond", inputs[1]));
     std::vector<Value> values;
     for (size_t i = 0; i < carried; ++i) {
       if (inputs[2 + i] == nullptr)

@@ -67,8 +67,8 @@ ExecutionPlan::ExecutionPlan(const Graph& graph, kernels::Isa isa) : isa_(isa) {
     try {
       const bool passes_value =
           node.op_type == "Identity" && !node.inputs.empty() && !holds_tensor(node.inputs[0]);
-      planned.kernel = passes_value ? MakeSequenceKernel(node, isa)
-                                    : MakeNodeKernel(node, constant_inputs, isa);
+      planned.kernel =
+          passes_value ? MakeSequenceKernel(node, isa) : MakeNodeKernel(node, constant_inputs, isa);
     } catch (const InvalidArgumentError& error) {
       throw InvalidArgumentError("graph '" + graph.name + "': node '" + node.name + "' (" +
                                  node.op_type + "): " + error.what());

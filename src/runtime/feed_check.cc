@@ -80,8 +80,7 @@ std::vector<std::pair<int, Value>> CheckFeeds(const Graph& graph, const Executio
       if (input.type.shape) {
         const std::vector<Tensor>& elements = value.elements();
         for (size_t i = 0; i < elements.size(); ++i) {
-          check_shape(what + " (element " + std::to_string(i) + " " +
-                          Describe(elements[i]) + ")",
+          check_shape(what + " (element " + std::to_string(i) + " " + Describe(elements[i]) + ")",
                       input.name, *input.type.shape, elements[i], false);
         }
       }

@@ -58,9 +58,9 @@ size_t ResolvePosition(const std::string& op, int64_t position, size_t length, b
   if (position < -n || position > last) {
     Fail(op, "position " + std::to_string(position) + " is out of range for a sequence of " +
                  std::to_string(n) + " element" + (n == 1 ? "" : "s") + " (valid: " +
-                 (n == 0 && !one_past_end ? std::string("none")
-                                          : "[" + std::to_string(-n) + ", " +
-                                                std::to_string(last) + "]") +
+                 (n == 0 && !one_past_end
+                      ? std::string("none")
+                      : "[" + std::to_string(-n) + ", " + std::to_string(last) + "]") +
                  ")");
   }
   return static_cast<size_t>(position < 0 ? position + n : position);
@@ -217,8 +217,7 @@ class SplitToSequenceKernel : public SequenceKernel {
     const Tensor& input = TensorInput(op_, inputs, 0, "input");
     const int rank = input.shape().rank();
     if (axis_ < -rank || axis_ >= rank) {
-      Fail(op_, "axis " + std::to_string(axis_) + " is out of range for input " +
-                    Describe(input));
+      Fail(op_, "axis " + std::to_string(axis_) + " is out of range for input " + Describe(input));
     }
     const int axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
     const int64_t length = input.shape().dim(axis);
@@ -231,7 +230,8 @@ class SplitToSequenceKernel : public SequenceKernel {
       if (split.dtype() != DType::kInt32 && split.dtype() != DType::kInt64) {
         Fail(op_, "split must be int32 or int64, got " + Describe(split));
       }
-      if (split.shape().rank() > 1) Fail(op_, "split must be a scalar or 1-D, got " + Describe(split));
+      if (split.shape().rank() > 1)
+        Fail(op_, "split must be a scalar or 1-D, got " + Describe(split));
       std::vector<int64_t> values;
       for (int64_t i = 0; i < split.num_elements(); ++i) {
         values.push_back(split.dtype() == DType::kInt32 ? split.data<int32_t>()[i]
@@ -312,17 +312,19 @@ class ConcatFromSequenceKernel : public SequenceKernel {
     const std::vector<int64_t> first = viewed(elements[0]);
     std::vector<int64_t> out_dims = first;
     out_dims[axis] = 0;
+    std::vector<int64_t> counts;  // each element's size along axis
     for (size_t e = 0; e < elements.size(); ++e) {
       const std::vector<int64_t> dims = viewed(elements[e]);
       bool fits = static_cast<int>(dims.size()) == rank;
       for (int i = 0; fits && i < rank; ++i) fits = i == axis || dims[i] == first[i];
       if (!fits) {
-        Fail(op_, "element " + std::to_string(e) + " " + Describe(elements[e]) +
-                      " does not fit element 0 " + Describe(elements[0]) +
-                      (new_axis_ ? " (new_axis: every shape must be equal)"
-                                 : " (all dims but axis " + std::to_string(axis) +
-                                       " must be equal)"));
+        Fail(op_,
+             "element " + std::to_string(e) + " " + Describe(elements[e]) +
+                 " does not fit element 0 " + Describe(elements[0]) +
+                 (new_axis_ ? " (new_axis: every shape must be equal)"
+                            : " (all dims but axis " + std::to_string(axis) + " must be equal)"));
       }
+      counts.push_back(dims[axis]);
       out_dims[axis] += dims[axis];
     }
     int64_t outer = 1;
@@ -333,11 +335,11 @@ class ConcatFromSequenceKernel : public SequenceKernel {
     Tensor out = Tensor::uninitialized(elements[0].dtype(), Shape(out_dims));
     if (out.nbytes() == 0) return {std::move(out)};
     auto* dst = static_cast<char*>(out.raw_data());
+    // Serial: each outer row takes every element's block in turn.
     for (int64_t o = 0; o < outer; ++o) {
-      for (const Tensor& element : elements) {
-        const int64_t count = viewed(element)[axis];
-        const size_t bytes = static_cast<size_t>(count) * row_bytes;
-        std::memcpy(dst, static_cast<const char*>(element.raw_data()) + o * bytes, bytes);
+      for (size_t e = 0; e < elements.size(); ++e) {
+        const size_t bytes = static_cast<size_t>(counts[e]) * row_bytes;
+        std::memcpy(dst, static_cast<const char*>(elements[e].raw_data()) + o * bytes, bytes);
         dst += bytes;
       }
     }
@@ -365,9 +367,8 @@ class SequenceMapKernel : public SequenceKernel {
       const Value& extra = Input(op_, inputs, j, "input " + std::to_string(j));
       if (extra.is_none()) Fail(op_, "input " + std::to_string(j) + " is an empty optional");
       if (extra.is_sequence() && extra.elements().size() != length) {
-        Fail(op_, "input " + std::to_string(j) + " has " +
-                      std::to_string(extra.elements().size()) + " elements, input_sequence " +
-                      std::to_string(length));
+        Fail(op_, "input " + std::to_string(j) + " has " + std::to_string(extra.elements().size()) +
+                      " elements, input_sequence " + std::to_string(length));
       }
     }
     const size_t outputs = body_->outputs.size();

@@ -62,20 +62,19 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 Value ThreeElements() {
-  return Value::Sequence(DType::kFloat32, {Floats({1}, {1}), Floats({2}, {2, 2}),
-                                           Floats({3}, {3, 3, 3})});
+  return Value::Sequence(DType::kFloat32,
+                         {Floats({1}, {1}), Floats({2}, {2, 2}), Floats({3}, {3, 3, 3})});
 }
 
 class SequenceKernels : public ::testing::TestWithParam<int> {};
 
 TEST_P(SequenceKernels, AtLengthAndNegativePositions) {
-  Graph graph = MakeGraph({{"s", kFloatSeq}, {"p", {DType::kInt64, SymbolicShape{}}}},
-                          {{"at", "SequenceAt", {"s", "p"}, {"y"}, {}},
-                           {"len", "SequenceLength", {"s"}, {"n"}, {}}},
-                          {"y", "n"});
+  Graph graph = MakeGraph(
+      {{"s", kFloatSeq}, {"p", {DType::kInt64, SymbolicShape{}}}},
+      {{"at", "SequenceAt", {"s", "p"}, {"y"}, {}}, {"len", "SequenceLength", {"s"}, {"n"}, {}}},
+      {"y", "n"});
   Session session(graph, Threads(GetParam()));
-  for (const auto& [position, expected] :
-       std::vector<std::pair<int64_t, std::vector<float>>>{
+  for (const auto& [position, expected] : std::vector<std::pair<int64_t, std::vector<float>>>{
            {0, {1}}, {2, {3, 3, 3}}, {-1, {3, 3, 3}}, {-3, {1}}}) {
     std::vector<Value> out = session.run_values({{"s", ThreeElements()}, {"p", Int64(position)}});
     EXPECT_EQ(Data(out[0].tensor()), expected) << position;
@@ -127,10 +126,10 @@ TEST_P(SequenceKernels, InsertAtTheEndByDefaultAndAtAnyPositionInRange) {
 }
 
 TEST_P(SequenceKernels, EraseTheLastByDefaultAndFailOnAnEmptySequence) {
-  Graph graph = MakeGraph({{"s", kFloatSeq}, {"p", {DType::kInt64, SymbolicShape{}}}},
-                          {{"last", "SequenceErase", {"s"}, {"a"}, {}},
-                           {"at", "SequenceErase", {"s", "p"}, {"b"}, {}}},
-                          {"a", "b"});
+  Graph graph = MakeGraph(
+      {{"s", kFloatSeq}, {"p", {DType::kInt64, SymbolicShape{}}}},
+      {{"last", "SequenceErase", {"s"}, {"a"}, {}}, {"at", "SequenceErase", {"s", "p"}, {"b"}, {}}},
+      {"a", "b"});
   Session session(graph, Threads(GetParam()));
   std::vector<Value> out = session.run_values({{"s", ThreeElements()}, {"p", Int64(-3)}});
   ASSERT_EQ(out[0].elements().size(), 2u);
@@ -180,9 +179,8 @@ TEST_P(SequenceKernels, SplitToSequenceWithAndWithoutSplit) {
   Session session(graph, Threads(GetParam()));
   EXPECT_EQ(session.outputs()[0].type.to_string(), "seq(float32[2, 1])");
   EXPECT_EQ(session.outputs()[1].type.to_string(), "seq(float32[2])");
-  std::vector<Value> out = session.run_values({{"x", x},
-                                               {"chunk", Int64(2)},
-                                               {"sizes", Tensor::from_vector<int64_t>({2}, {1, 2})}});
+  std::vector<Value> out = session.run_values(
+      {{"x", x}, {"chunk", Int64(2)}, {"sizes", Tensor::from_vector<int64_t>({2}, {1, 2})}});
   ASSERT_EQ(out[0].elements().size(), 3u);
   EXPECT_EQ(out[0].elements()[1].shape(), Shape({2, 1}));
   EXPECT_EQ(Data(out[0].elements()[1]), (std::vector<float>{1, 4}));
@@ -205,34 +203,37 @@ TEST_P(SequenceKernels, SplitToSequenceWithAndWithoutSplit) {
   } catch (const InvalidArgumentError& e) {
     EXPECT_TRUE(Contains(e.what(), "split [1, 1] sums to 2")) << e.what();
   }
-  EXPECT_THROW(session.run_values({{"x", x},
-                                   {"chunk", Int64(0)},
-                                   {"sizes", Tensor::from_vector<int64_t>({2}, {1, 2})}}),
-               InvalidArgumentError);
+  EXPECT_THROW(
+      session.run_values(
+          {{"x", x}, {"chunk", Int64(0)}, {"sizes", Tensor::from_vector<int64_t>({2}, {1, 2})}}),
+      InvalidArgumentError);
 }
 
 TEST_P(SequenceKernels, ConcatFromSequenceConcatenatesOrStacks) {
   Graph graph = MakeGraph({{"s", kFloatSeq}},
                           {{"cat", "ConcatFromSequence", {"s"}, {"a"}, {{"axis", int64_t{-1}}}},
-                           {"stack", "ConcatFromSequence", {"s"}, {"b"},
+                           {"stack",
+                            "ConcatFromSequence",
+                            {"s"},
+                            {"b"},
                             {{"axis", int64_t{1}}, {"new_axis", int64_t{1}}}}},
                           {"a", "b"});
   Session session(graph, Threads(GetParam()));
   // Two 2x1 and one 2x2 along the last axis for Concat; equal shapes for stacking.
-  const Value same = Value::Sequence(
-      DType::kFloat32, {Floats({2, 2}, {1, 2, 3, 4}), Floats({2, 2}, {5, 6, 7, 8})});
+  const Value same = Value::Sequence(DType::kFloat32,
+                                     {Floats({2, 2}, {1, 2, 3, 4}), Floats({2, 2}, {5, 6, 7, 8})});
   std::vector<Value> out = session.run_values({{"s", same}});
   EXPECT_EQ(out[0].tensor().shape(), Shape({2, 4}));
   EXPECT_EQ(Data(out[0].tensor()), (std::vector<float>{1, 2, 5, 6, 3, 4, 7, 8}));
   EXPECT_EQ(out[1].tensor().shape(), Shape({2, 2, 2}));
   EXPECT_EQ(Data(out[1].tensor()), (std::vector<float>{1, 2, 5, 6, 3, 4, 7, 8}));
 
-  Graph concat_only = MakeGraph(
-      {{"s", kFloatSeq}}, {{"cat", "ConcatFromSequence", {"s"}, {"a"}, {{"axis", int64_t{1}}}}},
-      {"a"});
+  Graph concat_only =
+      MakeGraph({{"s", kFloatSeq}},
+                {{"cat", "ConcatFromSequence", {"s"}, {"a"}, {{"axis", int64_t{1}}}}}, {"a"});
   Session concat(concat_only, Threads(GetParam()));
-  const Value ragged = Value::Sequence(
-      DType::kFloat32, {Floats({2, 1}, {1, 2}), Floats({2, 2}, {3, 4, 5, 6})});
+  const Value ragged =
+      Value::Sequence(DType::kFloat32, {Floats({2, 1}, {1, 2}), Floats({2, 2}, {3, 4, 5, 6})});
   EXPECT_EQ(Data(concat.run_values({{"s", ragged}})[0].tensor()),
             (std::vector<float>{1, 3, 4, 2, 5, 6}));
   const Value mixed =
@@ -269,11 +270,10 @@ TEST_P(SequenceKernels, OptionalHasAndGetElement) {
   EXPECT_EQ(Data(out[2].tensor()), (std::vector<float>{7, 8}));
   EXPECT_TRUE(out[3].is_none());
 
-  Graph get_empty = MakeGraph(
-      {{"o", OptionalType({DType::kFloat32, SymbolicShape{2}})}},
-      {{"get", "OptionalGetElement", {"o"}, {"y"}, {}},
-       {"has", "OptionalHasElement", {"o"}, {"h"}, {}}},
-      {"y", "h"});
+  Graph get_empty = MakeGraph({{"o", OptionalType({DType::kFloat32, SymbolicShape{2}})}},
+                              {{"get", "OptionalGetElement", {"o"}, {"y"}, {}},
+                               {"has", "OptionalHasElement", {"o"}, {"h"}, {}}},
+                              {"y", "h"});
   const std::string error = RunError(get_empty, {{"o", Value::None()}});
   EXPECT_TRUE(Contains(error, "the optional is empty")) << error;
   Session fed(get_empty, Threads(GetParam()));
@@ -295,11 +295,12 @@ TEST_P(SequenceKernels, LoopBuildsASequence) {
                  {"ins", "SequenceInsert", {"s", "u"}, {"s_next"}, {}},
                  {"keep", "Identity", {"c"}, {"c_next"}, {}}};
   body->outputs = {{"c_next", kFloatAny}, {"s_next", kFloatAny}};
-  Graph graph = MakeGraph({{"M", {DType::kInt64, SymbolicShape{}}}},
-                          {{"empty", "SequenceEmpty", {}, {"s0"}, {}},
-                           {"loop", "Loop", {"M", "", "s0"}, {"s"}, {{"body", GraphAttribute(body)}}},
-                           {"cat", "ConcatFromSequence", {"s"}, {"y"}, {{"axis", int64_t{0}}}}},
-                          {"s", "y"});
+  Graph graph =
+      MakeGraph({{"M", {DType::kInt64, SymbolicShape{}}}},
+                {{"empty", "SequenceEmpty", {}, {"s0"}, {}},
+                 {"loop", "Loop", {"M", "", "s0"}, {"s"}, {{"body", GraphAttribute(body)}}},
+                 {"cat", "ConcatFromSequence", {"s"}, {"y"}, {{"axis", int64_t{0}}}}},
+                {"s", "y"});
   Session session(graph, Threads(GetParam()));
   EXPECT_EQ(session.outputs()[0].type.kind, ValueKind::kSequence);
   std::vector<Value> out = session.run_values({{"M", Int64(3)}});
@@ -321,10 +322,10 @@ TEST_P(SequenceKernels, SequenceMapRunsTheBodyPerElement) {
                  {"add", "Add", {"xy", "bias"}, {"out"}, {}},
                  {"shape", "Shape", {"x"}, {"shape_out"}, {}}};
   body->outputs = {{"out", kFloatAny}, {"shape_out", kFloatAny}};
-  Graph graph = MakeGraph({{"s", kFloatSeq}, {"t", kFloatSeq}, {"b", {DType::kFloat32, SymbolicShape{}}}},
-                          {{"map", "SequenceMap", {"s", "t", "b"}, {"m", "shapes"},
-                            {{"body", GraphAttribute(body)}}}},
-                          {"m", "shapes"});
+  Graph graph = MakeGraph(
+      {{"s", kFloatSeq}, {"t", kFloatSeq}, {"b", {DType::kFloat32, SymbolicShape{}}}},
+      {{"map", "SequenceMap", {"s", "t", "b"}, {"m", "shapes"}, {{"body", GraphAttribute(body)}}}},
+      {"m", "shapes"});
   Session session(graph, Threads(GetParam()));
   // Shape(x) has one dim, whose size differs from element to element.
   const TensorType shapes = session.outputs()[1].type;
@@ -376,8 +377,9 @@ TEST(SequenceTypes, FeedsAreCheckedAgainstTheInputKind) {
   EXPECT_THROW(session.run_values({{"s", Value::Sequence(DType::kInt64, {})}}),
                InvalidArgumentError);
   // Each element's known dims are checked.
-  EXPECT_THROW(session.run_values({{"s", Value::Sequence(DType::kFloat32, {Floats({3}, {1, 2, 3})})}}),
-               InvalidArgumentError);
+  EXPECT_THROW(
+      session.run_values({{"s", Value::Sequence(DType::kFloat32, {Floats({3}, {1, 2, 3})})}}),
+      InvalidArgumentError);
   // The tensor-only run() refuses to return a sequence.
   Graph identity = MakeGraph({{"s", kFloatSeq}}, {{"id", "Identity", {"s"}, {"y"}, {}}}, {"y"});
   Session pass(identity);

@@ -168,8 +168,7 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& feeds,
   tensors.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].is_tensor()) {
-      const std::string name =
-          fetches.empty() ? impl_->graph.outputs[i].name : fetches[i];
+      const std::string name = fetches.empty() ? impl_->graph.outputs[i].name : fetches[i];
       throw InvalidArgumentError("run: '" + name + "' is " + outputs[i].describe() +
                                  ", not a tensor: fetch it with run_values");
     }

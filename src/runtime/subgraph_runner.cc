@@ -54,8 +54,8 @@ std::vector<Value> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
       }
       inputs[i] = slots[slot].tensor_if();
       if (inputs[i] == nullptr) {
-        throw InvalidArgumentError("input " + std::to_string(i) + " is " +
-                                   slots[slot].describe() + ", the op takes tensors");
+        throw InvalidArgumentError("input " + std::to_string(i) + " is " + slots[slot].describe() +
+                                   ", the op takes tensors");
       }
     }
     std::vector<Tensor> tensors =

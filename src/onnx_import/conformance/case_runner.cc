@@ -13,9 +13,9 @@
 #include "loom/errors.h"
 #include "loom/onnx.h"
 #include "loom/session.h"
+#include "loom_onnx/onnx_data.pb.h"
 #include "onnx_import/conformance/unsupported_features.h"
 #include "onnx_import/tensor_proto.h"
-#include "loom_onnx/onnx_data.pb.h"
 
 namespace loom::conformance {
 namespace {
@@ -214,11 +214,13 @@ class CaseRun {
     const std::string bytes = ReadFile(path);
     if (type.kind == ValueKind::kSequence) {
       onnx::SequenceProto proto;
-      if (!proto.ParseFromString(bytes)) throw InvalidArgumentError(file + " is not a SequenceProto");
+      if (!proto.ParseFromString(bytes))
+        throw InvalidArgumentError(file + " is not a SequenceProto");
       return ReadSequence(proto, file, type.dtype);
     }
     onnx::OptionalProto proto;
-    if (!proto.ParseFromString(bytes)) throw InvalidArgumentError(file + " is not an OptionalProto");
+    if (!proto.ParseFromString(bytes))
+      throw InvalidArgumentError(file + " is not an OptionalProto");
     switch (proto.elem_type()) {
       case onnx::OptionalProto::UNDEFINED:
         return Value::None();
@@ -227,8 +229,8 @@ class CaseRun {
       case onnx::OptionalProto::SEQUENCE:
         return ReadSequence(proto.sequence_value(), file, type.dtype);
       default:
-        throw UnsupportedData{file + " is an optional of " +
-                              std::to_string(proto.elem_type()) + ", which Loom lacks"};
+        throw UnsupportedData{file + " is an optional of " + std::to_string(proto.elem_type()) +
+                              ", which Loom lacks"};
     }
   }
 
