@@ -357,6 +357,44 @@ TEST_P(SequenceKernels, SequenceMapRunsTheBodyPerElement) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, SequenceKernels, ::testing::Values(1, 3));
 
+TEST(SequenceExecutor, ParallelBranchesShareOneInputSequence) {
+  // Four branches read the one fed sequence at once (inter-op 3), each
+  // building its own: the input is never changed, every result is exact.
+  std::vector<Node> nodes;
+  std::vector<std::string> outputs;
+  for (int b = 0; b < 4; ++b) {
+    const std::string k = std::to_string(b);
+    nodes.push_back({"ins" + k, "SequenceInsert", {"s", "x", "p" + k}, {"s" + k}, {}});
+    nodes.push_back(
+        {"cat" + k, "ConcatFromSequence", {"s" + k}, {"y" + k}, {{"axis", int64_t{0}}}});
+    outputs.push_back("y" + k);
+  }
+  Graph graph = MakeGraph({{"s", kFloatSeq},
+                           {"x", {DType::kFloat32, SymbolicShape{1}}},
+                           {"p0", {DType::kInt64, SymbolicShape{}}},
+                           {"p1", {DType::kInt64, SymbolicShape{}}},
+                           {"p2", {DType::kInt64, SymbolicShape{}}},
+                           {"p3", {DType::kInt64, SymbolicShape{}}}},
+                          std::move(nodes), outputs);
+  SessionOptions options = Threads(1);
+  options.inter_op_threads = 3;
+  Session session(graph, options);
+  const Value s = Value::Sequence(DType::kFloat32, {Floats({1}, {1}), Floats({2}, {2, 3})});
+  for (int run = 0; run < 50; ++run) {
+    std::vector<Value> out = session.run_values({{"s", s},
+                                                 {"x", Floats({1}, {9})},
+                                                 {"p0", Int64(0)},
+                                                 {"p1", Int64(1)},
+                                                 {"p2", Int64(2)},
+                                                 {"p3", Int64(-1)}});
+    EXPECT_EQ(Data(out[0].tensor()), (std::vector<float>{9, 1, 2, 3}));
+    EXPECT_EQ(Data(out[1].tensor()), (std::vector<float>{1, 9, 2, 3}));
+    EXPECT_EQ(Data(out[2].tensor()), (std::vector<float>{1, 2, 3, 9}));
+    EXPECT_EQ(Data(out[3].tensor()), (std::vector<float>{1, 9, 2, 3}));
+  }
+  EXPECT_EQ(s.elements().size(), 2u);
+}
+
 TEST(SequenceTypes, TensorOpsRefuseSequencesWhenTheGraphIsTyped) {
   Graph graph = MakeGraph({{"s", kFloatSeq}}, {{"neg", "Neg", {"s"}, {"y"}, {}}}, {"y"});
   try {
