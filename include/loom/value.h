@@ -29,6 +29,14 @@ class Value {
   // An empty tensor handle (nothing computed yet).
   Value() = default;
   Value(Tensor tensor) : tensor_(std::move(tensor)) {}  // NOLINT: a tensor is a value
+  // Makes this value `tensor` (cheaper than assigning a new Value: the
+  // executor stores every tensor output so).
+  Value& operator=(Tensor tensor) {
+    kind_ = Kind::kTensor;
+    tensor_ = std::move(tensor);
+    if (!elements_.empty()) elements_.clear();
+    return *this;
+  }
 
   // Throws loom::InvalidArgumentError when an element's dtype is not `dtype`.
   static Value Sequence(DType dtype, std::vector<Tensor> elements);

@@ -314,10 +314,7 @@ void Step::LeaveNode() {
 void Step::RunKernel(int index) {
   const PlanNode& node = plan_->nodes()[index];
   const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
-  std::vector<Value> outputs = RunPlanNode(*plan_, node, slots_, resources_.intra_op_pool, *this);
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    slots_[node.outputs[i]] = std::move(outputs[i]);
-  }
+  RunPlanNode(*plan_, node, slots_, resources_.intra_op_pool, *this);
 }
 
 void Step::StopWithCurrentException(int index) {

@@ -14,11 +14,15 @@ std::string Prefix(const std::string& where, const PlanNode& node) {
 
 }  // namespace
 
-std::vector<Value> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
-                               const std::vector<Value>& slots, threading::ThreadPool* pool,
-                               const RunControl& control) {
+void RunPlanNode(const ExecutionPlan& plan, const PlanNode& node, std::vector<Value>& slots,
+                 threading::ThreadPool* pool, const RunControl& control) {
   const kernels::KernelContext ctx{pool, plan.isa(), static_cast<int>(node.outputs.size())};
-  std::vector<Value> outputs;
+  const auto check_count = [&](size_t produced) {
+    if (produced < node.outputs.size()) {
+      throw RuntimeError("the kernel produced " + std::to_string(produced) +
+                         " outputs, the graph expects " + std::to_string(node.outputs.size()));
+    }
+  };
   if (node.kernel->takes_values()) {
     // Constants are tensors of the plan; a value kernel sees them as values.
     std::vector<Value> constants(node.inputs.size());
@@ -33,41 +37,39 @@ std::vector<Value> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
         inputs[i] = &slots[slot];
       }
     }
-    outputs = node.kernel->RunValues(ctx, ValueInputs(inputs.data(), inputs.size()), control);
-  } else {
-    // Most ops have at most a handful of inputs; avoid a heap vector for
-    // them (a loop body's nodes run once per iteration).
-    constexpr size_t kInline = 8;
-    const Tensor* inline_inputs[kInline];
-    std::vector<const Tensor*> heap_inputs;
-    const Tensor** inputs = inline_inputs;
-    if (node.inputs.size() > kInline) {
-      heap_inputs.resize(node.inputs.size());
-      inputs = heap_inputs.data();
-    }
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      const int slot = node.inputs[i];
-      const Tensor* constant = slot < 0 ? nullptr : plan.constant(slot);
-      if (slot < 0 || constant != nullptr) {
-        inputs[i] = constant;
-        continue;
-      }
-      inputs[i] = slots[slot].tensor_if();
-      if (inputs[i] == nullptr) {
-        throw InvalidArgumentError("input " + std::to_string(i) + " is " + slots[slot].describe() +
-                                   ", the op takes tensors");
-      }
-    }
-    std::vector<Tensor> tensors =
-        node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()), control);
-    outputs.reserve(tensors.size());
-    for (Tensor& tensor : tensors) outputs.emplace_back(std::move(tensor));
+    std::vector<Value> outputs =
+        node.kernel->RunValues(ctx, ValueInputs(inputs.data(), inputs.size()), control);
+    check_count(outputs.size());
+    for (size_t i = 0; i < node.outputs.size(); ++i) slots[node.outputs[i]] = std::move(outputs[i]);
+    return;
   }
-  if (outputs.size() < node.outputs.size()) {
-    throw RuntimeError("the kernel produced " + std::to_string(outputs.size()) +
-                       " outputs, the graph expects " + std::to_string(node.outputs.size()));
+  // Most ops have at most a handful of inputs; avoid a heap vector for them
+  // (a loop body's nodes run once per iteration).
+  constexpr size_t kInline = 8;
+  const Tensor* inline_inputs[kInline];
+  std::vector<const Tensor*> heap_inputs;
+  const Tensor** inputs = inline_inputs;
+  if (node.inputs.size() > kInline) {
+    heap_inputs.resize(node.inputs.size());
+    inputs = heap_inputs.data();
   }
-  return outputs;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int slot = node.inputs[i];
+    const Tensor* constant = slot < 0 ? nullptr : plan.constant(slot);
+    if (slot < 0 || constant != nullptr) {
+      inputs[i] = constant;
+      continue;
+    }
+    inputs[i] = slots[slot].tensor_if();
+    if (inputs[i] == nullptr) {
+      throw InvalidArgumentError("input " + std::to_string(i) + " is " + slots[slot].describe() +
+                                 ", the op takes tensors");
+    }
+  }
+  std::vector<Tensor> outputs =
+      node.kernel->Run(ctx, kernels::KernelInputs(inputs, node.inputs.size()), control);
+  check_count(outputs.size());
+  for (size_t i = 0; i < node.outputs.size(); ++i) slots[node.outputs[i]] = std::move(outputs[i]);
 }
 
 std::vector<Value> RunSubgraph(const ExecutionPlan& plan, std::vector<Value> inputs,
@@ -87,9 +89,8 @@ std::vector<Value> RunSubgraph(const ExecutionPlan& plan, std::vector<Value> inp
 
   for (const PlanNode& node : plan.nodes()) {
     control.CheckInterruption();
-    std::vector<Value> outputs;
     try {
-      outputs = RunPlanNode(plan, node, slots, pool, control);
+      RunPlanNode(plan, node, slots, pool, control);
     } catch (const CancelledError&) {
       throw;
     } catch (const DeadlineExceededError&) {
@@ -101,12 +102,10 @@ std::vector<Value> RunSubgraph(const ExecutionPlan& plan, std::vector<Value> inp
     } catch (const std::exception& e) {
       throw RuntimeError(Prefix(where, node) + e.what());
     }
-    for (size_t i = 0; i < node.outputs.size(); ++i) {
-      const int slot = node.outputs[i];
+    for (int slot : node.outputs) {
       // An output nobody reads is dropped at once.
-      if (reads_left[slot] > 0 || fetched[slot]) slots[slot] = std::move(outputs[i]);
+      if (reads_left[slot] == 0 && !fetched[slot]) slots[slot] = Value();
     }
-    outputs.clear();
     for (int slot : node.inputs) {
       if (slot >= 0 && --reads_left[slot] == 0 && !fetched[slot] && plan.producer(slot) >= 0) {
         slots[slot] = Value();
