@@ -164,7 +164,7 @@ class Session {
 
   // run() for graphs whose inputs or outputs may be sequences or optionals
   // (loom/value.h): a sequence input takes Value::Sequence, an optional one
-  // a value or Value::None(); an empty optional output comes back as
+  // a value or Value::None() (not fed: None); an empty optional output comes back as
   // Value::None(). Errors and thread safety as run(), which is this with
   // tensors only (and throws InvalidArgumentError for a fetch that is not
   // a tensor).

@@ -133,6 +133,13 @@ def test_optional_tensor_input_and_output(fed):
     assert bool(got[0]) == (fed is not None)
 
 
+def test_an_optional_input_not_fed_is_empty():
+    m = model([helper.make_node("OptionalHasElement", ["o"], ["h"])],
+              [opt_info("o", FLOAT, [2])], [tensor_info("h", BOOL, [])])
+    got, expected = run_both(m, {})
+    assert bool(got[0]) is False and bool(expected[0]) is False
+
+
 def test_optional_sequence_and_empty_optional_from_type():
     empty = helper.make_node("Optional", [], ["none"],
                              type=helper.make_sequence_type_proto(

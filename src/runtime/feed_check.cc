@@ -60,6 +60,10 @@ std::vector<std::pair<int, Value>> CheckFeeds(const Graph& graph, const Executio
     const int slot = plan.FindSlot(input.name);
     if (fed == feeds.end()) {
       auto initializer = graph.initializers.find(input.name);
+      if (initializer == graph.initializers.end() && input.type.is_optional()) {
+        result.emplace_back(slot, Value::None());  // as ONNX Runtime: empty
+        continue;
+      }
       if (initializer == graph.initializers.end()) {
         throw InvalidArgumentError("run: graph input '" + input.name + "' (" +
                                    input.type.to_string() + ") was not fed");

@@ -19,7 +19,8 @@ namespace loom::runtime {
 // dimensions equal, and each symbolic dimension bound to one size across all
 // inputs. A sequence input takes a sequence of its element dtype (each
 // element's rank and known dimensions checked; its symbols bind nothing, as
-// elements may differ); an optional input also takes Value::None().
+// elements may differ); an optional input also takes Value::None(), and
+// is empty when not fed (as in ONNX Runtime).
 // Returns (slot, value) pairs, defaults included.
 std::vector<std::pair<int, Value>> CheckFeeds(const Graph& graph, const ExecutionPlan& plan,
                                               const std::map<std::string, Value>& feeds);

@@ -276,6 +276,9 @@ TEST_P(SequenceKernels, OptionalHasAndGetElement) {
                               {"y", "h"});
   const std::string error = RunError(get_empty, {{"o", Value::None()}});
   EXPECT_TRUE(Contains(error, "the optional is empty")) << error;
+  // An optional input not fed is empty, as in ONNX Runtime.
+  Session unfed(get_empty, Threads(GetParam()));
+  EXPECT_FALSE(unfed.run_values({}, {"h"})[0].tensor().data<bool>()[0]);
   Session fed(get_empty, Threads(GetParam()));
   std::vector<Value> got = fed.run_values({{"o", Floats({2}, {1, 2})}});
   EXPECT_EQ(Data(got[0].tensor()), (std::vector<float>{1, 2}));
