@@ -620,7 +620,9 @@ void BindSession(nb::module_& m) {
       .def("run", &InferenceSession::Run, nb::arg("output_names").none(), nb::arg("input_feed"),
            nb::arg("run_options").none() = nb::none(), nb::call_guard<LoomCall>(),
            "Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list "
-           "of ndarrays.")
+           "of ndarrays. As in ONNX Runtime, a sequence input takes a list of arrays and a "
+           "sequence output is one; an optional input takes None (or is left out), an empty "
+           "optional output is None.")
       .def("end_profiling", &InferenceSession::EndProfiling,
            "Writes the runs' profile (SessionOptions.enable_profiling) as a Chrome/Perfetto "
            "trace, ONNX Runtime's format: a JSON array of events, node events with "
