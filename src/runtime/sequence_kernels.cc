@@ -247,11 +247,18 @@ class SplitToSequenceKernel : public SequenceKernel {
       } else {
         int64_t total = 0;
         for (int64_t size : values) {
-          if (size < 0) Fail(op_, "split " + IntsToString(values) + " has a negative size");
+          // Each part fits in the dim, so the running total cannot overflow.
+          if (size < 0 || size > length) {
+            Fail(op_, "split " + IntsToString(values) + " has a size outside [0, " +
+                          std::to_string(length) + "]");
+          }
           total += size;
+          if (total > length) break;
         }
         if (total != length) {
-          Fail(op_, "split " + IntsToString(values) + " sums to " + std::to_string(total) +
+          Fail(op_, "split " + IntsToString(values) + " sums to " +
+                        (total > length ? "more than " + std::to_string(length)
+                                        : std::to_string(total)) +
                         ", but input " + Describe(input) + " has " + std::to_string(length) +
                         " along axis " + std::to_string(axis));
         }
@@ -325,7 +332,10 @@ class ConcatFromSequenceKernel : public SequenceKernel {
                             : " (all dims but axis " + std::to_string(axis) + " must be equal)"));
       }
       counts.push_back(dims[axis]);
-      out_dims[axis] += dims[axis];
+      // Elements with an empty dim elsewhere may be long along axis.
+      if (__builtin_add_overflow(out_dims[axis], dims[axis], &out_dims[axis])) {
+        Fail(op_, "the concatenated size along axis " + std::to_string(axis) + " overflows");
+      }
     }
     int64_t outer = 1;
     for (int i = 0; i < axis; ++i) outer *= out_dims[i];

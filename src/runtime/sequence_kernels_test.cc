@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -202,6 +203,14 @@ TEST_P(SequenceKernels, SplitToSequenceWithAndWithoutSplit) {
     ADD_FAILURE() << "a split that does not sum to the dim was accepted";
   } catch (const InvalidArgumentError& e) {
     EXPECT_TRUE(Contains(e.what(), "split [1, 1] sums to 2")) << e.what();
+  }
+  // Sizes past the dim (here ones whose sum would overflow) are refused.
+  for (const std::vector<int64_t>& sizes :
+       {std::vector<int64_t>{2, 2}, std::vector<int64_t>{INT64_MAX, INT64_MAX}}) {
+    EXPECT_THROW(
+        session.run_values(
+            {{"x", x}, {"chunk", Int64(2)}, {"sizes", Tensor::from_vector<int64_t>({2}, sizes)}}),
+        InvalidArgumentError);
   }
   EXPECT_THROW(
       session.run_values(
