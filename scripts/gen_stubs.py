@@ -31,7 +31,8 @@ PARAMETERS = {
     "providers": "Sequence[str | tuple[str, Mapping[str, Any]]] | None",
     "provider_options": "Sequence[Mapping[str, Any]] | None",
     "output_names": "Sequence[str] | None",
-    "input_feed": f"Mapping[str, {ARRAY}]",
+    # None: an empty optional; a sequence input takes a list of arrays.
+    "input_feed": f"Mapping[str, {ARRAY} | None]",
     "input_dict_ort_values": "Mapping[str, OrtValue]",
     "run_options": "RunOptions | None",
     "key": "str",
@@ -86,7 +87,9 @@ def typed(text, module):
     for name, kind in RESULTS.items():
         text = re.sub(rf"(def {name}\(self\)|def {name}\(\)) -> object", rf"\1 -> {kind}", text)
     text = re.sub(r"(def (?:run|run_with_ort_values)\(self.*?) -> list:", r"\1 -> list:", text)
-    text = re.sub(r"(def run\(self, output_names.*?) -> list:", rf"\1 -> list[{NDARRAY}]:", text)
+    # A sequence output is a list of arrays, an empty optional None.
+    text = re.sub(r"(def run\(self, output_names.*?) -> list:",
+                  rf"\1 -> list[{NDARRAY} | list[{NDARRAY}] | None]:", text)
     text = re.sub(r"(def run_with_ort_values\(.*?) -> list:", r"\1 -> list[OrtValue]:", text)
     if module == "ops":
         # Eager ops: arrays (or anything NumPy reads as one) in, arrays out.

@@ -76,15 +76,47 @@ using SymbolicShape = std::vector<Dim>;
 // "[N, 3, 224, 224]".
 std::string shape_to_string(const SymbolicShape& shape);
 
-// What is known about a value: its dtype, and its shape when the rank is
-// known (nullopt = unknown rank).
+// What a value is (ONNX's TypeProto kinds Loom runs): a tensor, a sequence
+// of tensors, or an optional holding a tensor or a sequence.
+enum class ValueKind {
+  kTensor,
+  kSequence,          // a list of tensors of one dtype (shapes may differ)
+  kOptionalTensor,    // empty, or one tensor
+  kOptionalSequence,  // empty, or one sequence
+};
+
+// What is known about a value: its kind, its dtype, and its shape when the
+// rank is known (nullopt = unknown rank). For a sequence, dtype and shape
+// describe every element (the shape is what the elements share); for an
+// optional, the tensor or sequence it may hold. A kind left at its default
+// keeps every tensor-only use unchanged.
 struct TensorType {
   DType dtype = DType::kFloat32;
   std::optional<SymbolicShape> shape;
+  ValueKind kind = ValueKind::kTensor;
 
-  std::string to_string() const;  // "float32[N, 3]" or "float32[?]"
+  bool is_tensor() const { return kind == ValueKind::kTensor; }
+  bool is_optional() const {
+    return kind == ValueKind::kOptionalTensor || kind == ValueKind::kOptionalSequence;
+  }
+  // A sequence, or an optional holding one.
+  bool holds_sequence() const {
+    return kind == ValueKind::kSequence || kind == ValueKind::kOptionalSequence;
+  }
+  // The type an optional holds (a tensor or a sequence); itself otherwise.
+  TensorType element_of_optional() const;
+  // The type of one element of a sequence (a tensor type).
+  TensorType element_of_sequence() const { return TensorType{dtype, shape}; }
+
+  // "float32[N, 3]", "float32[?]", "seq(float32[?])", "optional(float32[2])",
+  // "optional(seq(int64[?]))".
+  std::string to_string() const;
   friend bool operator==(const TensorType&, const TensorType&) = default;
 };
+
+// Type constructors: SequenceType(float32[?]) is seq(float32[?]), ...
+TensorType SequenceType(const TensorType& element);
+TensorType OptionalType(const TensorType& held);  // held: a tensor or a sequence
 
 struct ValueInfo {
   std::string name;

@@ -52,6 +52,7 @@
 
 #include "loom/graph.h"
 #include "loom/tensor.h"
+#include "loom/value.h"
 
 namespace loom {
 
@@ -160,6 +161,16 @@ class Session {
   std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds,
                           const std::vector<std::string>& fetches = {},
                           const RunOptions& options = {}, RunStats* stats = nullptr) const;
+
+  // run() for graphs whose inputs or outputs may be sequences or optionals
+  // (loom/value.h): a sequence input takes Value::Sequence, an optional one
+  // a value or Value::None() (not fed: None); an empty optional output comes back as
+  // Value::None(). Errors and thread safety as run(), which is this with
+  // tensors only (and throws InvalidArgumentError for a fetch that is not
+  // a tensor).
+  std::vector<Value> run_values(const std::map<std::string, Value>& feeds,
+                                const std::vector<std::string>& fetches = {},
+                                const RunOptions& options = {}, RunStats* stats = nullptr) const;
 
   const std::vector<ValueInfo>& inputs() const;
   const std::vector<ValueInfo>& outputs() const;

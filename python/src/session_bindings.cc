@@ -180,9 +180,30 @@ struct ModelMetadataFields {
   nb::dict custom;  // a copy is handed out, so callers cannot change it
 };
 
+// ONNX Runtime's type strings: "tensor(float)", "seq(tensor(float))",
+// "optional(tensor(float))", "optional(seq(tensor(float)))".
+std::string OrtTypeName(const TensorType& type) {
+  const std::string tensor = OrtTypeName(type.dtype);
+  switch (type.kind) {
+    case ValueKind::kTensor:
+      return tensor;
+    case ValueKind::kSequence:
+      return "seq(" + tensor + ")";
+    case ValueKind::kOptionalTensor:
+      return "optional(" + tensor + ")";
+    case ValueKind::kOptionalSequence:
+      return "optional(seq(" + tensor + "))";
+  }
+  return tensor;
+}
+
 NodeArg ToNodeArg(const ValueInfo& info) {
-  NodeArg arg{info.name, nb::none(), OrtTypeName(info.type.dtype)};
-  if (info.type.shape) {
+  NodeArg arg{info.name, nb::none(), OrtTypeName(info.type)};
+  // As ONNX Runtime: a sequence's shape is [] (its elements' shapes may
+  // differ); an optional tensor shows the tensor's.
+  if (info.type.holds_sequence()) {
+    arg.shape = nb::list();
+  } else if (info.type.shape) {
     nb::list dims;
     for (const Dim& dim : *info.type.shape) {
       // ONNX Runtime shows a size the model leaves unnamed as None.
@@ -380,34 +401,84 @@ class InferenceSession {
     if (!nb::isinstance<nb::dict>(input_feed)) {
       throw nb::type_error("InferenceSession.run: input_feed must be a dict {input name: array}");
     }
-    std::map<std::string, Tensor> feeds;
+    std::map<std::string, Value> feeds;
     for (auto [key, value] : nb::borrow<nb::dict>(input_feed)) {
       if (!nb::isinstance<nb::str>(key)) {
         throw nb::type_error("InferenceSession.run: input_feed keys must be input names (str)");
       }
       const std::string name = nb::cast<std::string>(key);
-      const std::string what = "InferenceSession.run: input '" + name + "'";
-      feeds.emplace(name, TensorFromPython(AsInputArray(name, value), what));
+      feeds.emplace(name, ValueFromPython(name, value));
     }
-    std::vector<Tensor> outputs = RunReleased([&] {
+    std::vector<Value> outputs = RunReleased([&] {
       const Profile::Clock::time_point start = Profile::Clock::now();
       RunStats stats;
-      std::vector<Tensor> results =
-          session_->run(feeds, fetches, options, profile ? &stats : nullptr);
+      std::vector<Value> results =
+          session_->run_values(feeds, fetches, options, profile ? &stats : nullptr);
       if (profile) profile->Add(start, std::move(stats));
       std::vector<const Tensor*> inputs;
-      for (const auto& [name, tensor] : feeds) inputs.push_back(&tensor);
-      for (Tensor& result : results) result = Unaliased(std::move(result), inputs);
+      for (const auto& [name, value] : feeds) {
+        if (value.is_tensor()) inputs.push_back(&value.tensor());
+        if (value.is_sequence()) {
+          for (const Tensor& element : value.elements()) inputs.push_back(&element);
+        }
+      }
+      for (Value& result : results) {
+        if (result.is_tensor()) result = Unaliased(std::move(result.tensor()), inputs);
+        if (result.is_sequence()) {
+          for (Tensor& element : result.elements()) element = Unaliased(std::move(element), inputs);
+        }
+      }
       return results;
     });
-    nb::list arrays;
+    nb::list results;
     const std::vector<ValueInfo>& declared = session_->outputs();
     for (size_t i = 0; i < outputs.size(); ++i) {
       const std::string& name = fetches.empty() ? declared.at(i).name : fetches[i];
-      arrays.append(
-          ArrayFromTensor(std::move(outputs[i]), "InferenceSession.run: output '" + name + "'"));
+      results.append(
+          ValueToPython(std::move(outputs[i]), "InferenceSession.run: output '" + name + "'"));
     }
-    return arrays;
+    return results;
+  }
+
+  // As ONNX Runtime: a sequence output is a list of arrays, an empty
+  // optional None.
+  static nb::object ValueToPython(Value value, const std::string& what) {
+    if (value.is_none()) return nb::none();
+    if (value.is_tensor()) return ArrayFromTensor(std::move(value.tensor()), what);
+    nb::list elements;
+    std::vector<Tensor>& tensors = value.elements();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      elements.append(
+          ArrayFromTensor(std::move(tensors[i]), what + " element " + std::to_string(i)));
+    }
+    return elements;
+  }
+
+  // A feed as ONNX Runtime takes it: for a sequence input a list (or tuple)
+  // of arrays, for an optional input None too; else an array.
+  Value ValueFromPython(const std::string& name, nb::handle value) const {
+    const std::string what = "InferenceSession.run: input '" + name + "'";
+    const ValueInfo* input = nullptr;
+    for (const ValueInfo& info : session_->inputs()) {
+      if (info.name == name) input = &info;
+    }
+    if (input != nullptr && input->type.is_optional() && value.is_none()) return Value::None();
+    if (input == nullptr || !input->type.holds_sequence()) {
+      return TensorFromPython(AsInputArray(name, value), what);
+    }
+    if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) {
+      throw nb::type_error((what + " is " + OrtTypeName(input->type) +
+                            ": feed a list of arrays, not " +
+                            nb::cast<std::string>(nb::repr(value.type())))
+                               .c_str());
+    }
+    std::vector<Tensor> elements;
+    size_t i = 0;
+    for (nb::handle element : value) {
+      elements.push_back(
+          TensorFromPython(AsInputArray(name, element), what + " element " + std::to_string(i++)));
+    }
+    return Value::Sequence(input->type.dtype, std::move(elements));
   }
 
   // A list, tuple or Python scalar fed for an input becomes an array of the
@@ -553,7 +624,9 @@ void BindSession(nb::module_& m) {
       .def("run", &InferenceSession::Run, nb::arg("output_names").none(), nb::arg("input_feed"),
            nb::arg("run_options").none() = nb::none(), nb::call_guard<LoomCall>(),
            "Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list "
-           "of ndarrays.")
+           "of ndarrays. As in ONNX Runtime, a sequence input takes a list of arrays and a "
+           "sequence output is one; an optional input takes None (or is left out), an empty "
+           "optional output is None.")
       .def("end_profiling", &InferenceSession::EndProfiling,
            "Writes the runs' profile (SessionOptions.enable_profiling) as a Chrome/Perfetto "
            "trace, ONNX Runtime's format: a JSON array of events, node events with "

@@ -34,8 +34,10 @@ def test_stubs_parse_and_type_every_parameter_and_result():
 
 def test_the_common_calls_have_their_real_signatures():
     text = (ROOT / "python" / "loom" / "_loom" / "__init__.pyi").read_text()
+    # None and lists of arrays: optional and sequence values (test_sequences.py).
     assert ("def run(self, output_names: Sequence[str] | None, "
-            "input_feed: Mapping[str, numpy.typing.ArrayLike], "
-            "run_options: RunOptions | None = None) -> list[numpy.ndarray]") in text
+            "input_feed: Mapping[str, numpy.typing.ArrayLike | None], "
+            "run_options: RunOptions | None = None) "
+            "-> list[numpy.ndarray | list[numpy.ndarray] | None]") in text
     threading = (ROOT / "python" / "loom" / "_loom" / "config" / "threading.pyi").read_text()
     assert "def set_intra_op_parallelism_threads(num_threads: int | None) -> None" in threading

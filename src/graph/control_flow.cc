@@ -6,22 +6,12 @@
 #include <memory>
 #include <optional>
 
+#include "graph/sequence_ops.h"
 #include "graph/type_inference.h"
 #include "graph/verifier.h"
 #include "loom/errors.h"
 
 namespace loom::graph {
-namespace {
-
-thread_local int subgraph_depth = 0;
-
-// How often a Loop body or Scan body is typed while its carried values'
-// shapes settle: the first try, one with the changing dims unknown, one
-// with unknown ranks.
-constexpr int kMaxTypingRounds = 3;
-
-const TensorType kInt64Scalar{DType::kInt64, SymbolicShape{}};
-const TensorType kBoolScalar{DType::kBool, SymbolicShape{}};
 
 const Graph& RequireSubgraph(const NodeTypeContext& ctx, const std::string& name) {
   auto it = ctx.node().attributes.find(name);
@@ -32,15 +22,6 @@ const Graph& RequireSubgraph(const NodeTypeContext& ctx, const std::string& name
              std::string(AttributeKindName(it->second)));
   }
   return **graph;
-}
-
-// The types of the node's captures (its implicit inputs).
-std::vector<TensorType> CaptureTypes(const NodeTypeContext& ctx) {
-  std::vector<TensorType> types;
-  for (size_t i = ctx.node().num_onnx_inputs(); i < ctx.num_inputs(); ++i) {
-    types.push_back(ctx.input(i));
-  }
-  return types;
 }
 
 // A copy of `body` with `input_types`, checked and typed.
@@ -63,6 +44,27 @@ std::shared_ptr<Graph> TypeSubgraph(const NodeTypeContext& ctx, const std::strin
     ctx.Fail("subgraph '" + attribute + "': " + e.what());
   }
   return typed;
+}
+
+namespace {
+
+thread_local int subgraph_depth = 0;
+
+// How often a Loop body or Scan body is typed while its carried values'
+// shapes settle: the first try, one with the changing dims unknown, one
+// with unknown ranks.
+constexpr int kMaxTypingRounds = 3;
+
+const TensorType kInt64Scalar{DType::kInt64, SymbolicShape{}};
+const TensorType kBoolScalar{DType::kBool, SymbolicShape{}};
+
+// The types of the node's captures (its implicit inputs).
+std::vector<TensorType> CaptureTypes(const NodeTypeContext& ctx) {
+  std::vector<TensorType> types;
+  for (size_t i = ctx.node().num_onnx_inputs(); i < ctx.num_inputs(); ++i) {
+    types.push_back(ctx.input(i));
+  }
+  return types;
 }
 
 // Two shapes a value may have: each dim where they agree, an unknown one
@@ -105,10 +107,14 @@ std::shared_ptr<Graph> TypeLoopBody(const NodeTypeContext& ctx, const std::strin
     for (size_t i = 0; i < carried; ++i) {
       TensorType& in = input_types[first + i];
       const TensorType& out = typed->outputs[out_first + i].type;
-      if (in.dtype != out.dtype) {
+      // An optional carried in may come out as what it holds (ONNX's
+      // loop16_seq_none: an empty optional sequence starts a sequence).
+      const bool kinds_fit =
+          in.kind == out.kind || (in.is_optional() && in.element_of_optional().kind == out.kind);
+      if (in.dtype != out.dtype || !kinds_fit) {
         ctx.Fail("subgraph '" + attribute + "' carries input '" + typed->inputs[first + i].name +
                  "' " + in.to_string() + " into output '" + typed->outputs[out_first + i].name +
-                 "' " + out.to_string() + ": the dtypes differ");
+                 "' " + out.to_string() + ": the " + (kinds_fit ? "dtypes" : "kinds") + " differ");
       }
       if (Covers(in.shape, out.shape)) continue;
       settled = false;
@@ -123,6 +129,9 @@ std::shared_ptr<Graph> TypeLoopBody(const NodeTypeContext& ctx, const std::strin
 // (of the result's rank); unknown rank stays unknown.
 TensorType Stacked(const NodeTypeContext& ctx, const TensorType& element, const Dim& length,
                    int64_t axis) {
+  if (!element.is_tensor()) {
+    ctx.Fail("a scan output is " + element.to_string() + "; scan outputs must be tensors");
+  }
   if (!element.shape) return {element.dtype, std::nullopt};
   SymbolicShape shape = *element.shape;
   const int position =
@@ -172,9 +181,7 @@ ControlFlowTypes InferIfTypes(const NodeTypeContext& ctx) {
       ctx.Fail("the branches have " + std::to_string(typed->outputs.size()) +
                " outputs but the node has " + std::to_string(ctx.num_outputs()));
     }
-    for (const ValueInfo& output : typed->outputs) {
-      result.outputs.push_back({output.type.dtype, output.type.shape});
-    }
+    for (const ValueInfo& output : typed->outputs) result.outputs.push_back(output.type);
     result.subgraphs = {{"else_branch", else_branch ? else_branch : untyped("else_branch")},
                         {"then_branch", then_branch ? then_branch : untyped("then_branch")}};
     return result;
@@ -191,11 +198,12 @@ ControlFlowTypes InferIfTypes(const NodeTypeContext& ctx) {
   for (size_t i = 0; i < then_branch->outputs.size(); ++i) {
     const TensorType& a = then_branch->outputs[i].type;
     const TensorType& b = else_branch->outputs[i].type;
-    if (a.dtype != b.dtype) {
+    if (a.dtype != b.dtype || a.kind != b.kind) {
       ctx.Fail("output " + std::to_string(i) + " is " + a.to_string() + " in then_branch but " +
-               b.to_string() + " in else_branch: the dtypes differ");
+               b.to_string() + " in else_branch: the " + (a.kind != b.kind ? "kinds" : "dtypes") +
+               " differ");
     }
-    result.outputs.push_back({a.dtype, MergeShapes(ctx, a.shape, b.shape)});
+    result.outputs.push_back({a.dtype, MergeShapes(ctx, a.shape, b.shape), a.kind});
   }
   result.subgraphs = {{"else_branch", std::move(else_branch)},
                       {"then_branch", std::move(then_branch)}};
@@ -233,7 +241,15 @@ ControlFlowTypes InferLoopTypes(const NodeTypeContext& ctx) {
              " scan outputs");
   }
   ControlFlowTypes result;
-  for (size_t i = 0; i < carried; ++i) result.outputs.push_back(body->inputs[2 + i].type);
+  for (size_t i = 0; i < carried; ++i) {
+    // What the body gives, unless the loop may not run (an optional in
+    // that the body makes a plain value stays optional only then).
+    TensorType type = body->inputs[2 + i].type;
+    if (type.is_optional() && !body->outputs[1 + i].type.is_optional()) {
+      type.kind = body->outputs[1 + i].type.kind;
+    }
+    result.outputs.push_back(type);
+  }
   for (size_t k = 0; k < scan_outputs; ++k) {
     result.outputs.push_back(
         Stacked(ctx, body->outputs[1 + carried + k].type, ctx.UnknownDim(), 0));
@@ -280,6 +296,7 @@ ControlFlowTypes InferScanTypes(const NodeTypeContext& ctx) {
   std::optional<Dim> length;
   for (size_t j = 0; j < m; ++j) {
     const TensorType& type = ctx.input(states + j);
+    if (!type.is_tensor()) ctx.Fail("scan input " + ctx.Describe(states + j) + " is not a tensor");
     if (!type.shape) {
       input_types.push_back({type.dtype, std::nullopt});
       continue;
@@ -340,7 +357,8 @@ ControlFlowTypes InferControlFlowTypes(const NodeTypeContext& ctx) {
   if (op == "If") return InferIfTypes(ctx);
   if (op == "Loop") return InferLoopTypes(ctx);
   if (op == "Scan") return InferScanTypes(ctx);
-  ctx.Fail("has subgraph attributes, which only If, Loop and Scan take");
+  if (op == "SequenceMap") return InferSequenceMapTypes(ctx);
+  ctx.Fail("has subgraph attributes, which only If, Loop, Scan and SequenceMap take");
 }
 
 std::vector<TensorType> InferIf(const NodeTypeContext& ctx) { return InferIfTypes(ctx).outputs; }

@@ -27,6 +27,7 @@
 // more than kMaxSubgraphDepth deep.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,15 @@ struct ControlFlowTypes {
   std::vector<std::pair<std::string, GraphAttribute>> subgraphs;
 };
 ControlFlowTypes InferControlFlowTypes(const NodeTypeContext& ctx);
+
+// The graph attribute `name` of the node; Fail()s when it is absent or not a
+// graph.
+const Graph& RequireSubgraph(const NodeTypeContext& ctx, const std::string& name);
+
+// A copy of `body` whose inputs have `input_types`, checked and typed;
+// Fail()s naming subgraph `attribute` when it does not type.
+std::shared_ptr<Graph> TypeSubgraph(const NodeTypeContext& ctx, const std::string& attribute,
+                                    const Graph& body, const std::vector<TensorType>& input_types);
 
 // The rules of the type-rule table (their subgraphs' types are dropped).
 std::vector<TensorType> InferIf(const NodeTypeContext& ctx);

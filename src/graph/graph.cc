@@ -18,7 +18,36 @@ std::string shape_to_string(const SymbolicShape& shape) {
 }
 
 std::string TensorType::to_string() const {
-  return std::string(dtype_name(dtype)) + (shape ? shape_to_string(*shape) : "[?]");
+  const std::string tensor =
+      std::string(dtype_name(dtype)) + (shape ? shape_to_string(*shape) : "[?]");
+  switch (kind) {
+    case ValueKind::kTensor:
+      return tensor;
+    case ValueKind::kSequence:
+      return "seq(" + tensor + ")";
+    case ValueKind::kOptionalTensor:
+      return "optional(" + tensor + ")";
+    case ValueKind::kOptionalSequence:
+      return "optional(seq(" + tensor + "))";
+  }
+  return tensor;
+}
+
+TensorType TensorType::element_of_optional() const {
+  TensorType held = *this;
+  if (kind == ValueKind::kOptionalTensor) held.kind = ValueKind::kTensor;
+  if (kind == ValueKind::kOptionalSequence) held.kind = ValueKind::kSequence;
+  return held;
+}
+
+TensorType SequenceType(const TensorType& element) {
+  return TensorType{element.dtype, element.shape, ValueKind::kSequence};
+}
+
+TensorType OptionalType(const TensorType& held) {
+  return TensorType{held.dtype, held.shape,
+                    held.kind == ValueKind::kSequence ? ValueKind::kOptionalSequence
+                                                      : ValueKind::kOptionalTensor};
 }
 
 const Node* Graph::find_node(const std::string& node_name) const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/control_flow.h"
+#include "graph/sequence_ops.h"
 #include "graph/topological_order.h"
 #include "graph/type_rules.h"
 #include "kernels/registry.h"
@@ -56,7 +57,7 @@ TensorType MergeDeclared(const Graph& graph, const ValueInfo& declared,
     Fail(graph, "graph output '" + declared.name + "' is declared as " + declared.type.to_string() +
                     " but inferred as " + inferred.to_string());
   };
-  if (declared.type.dtype != inferred.dtype) fail();
+  if (declared.type.dtype != inferred.dtype || declared.type.kind != inferred.kind) fail();
   if (!inferred.shape) return declared.type;
   const SymbolicShape& want = *declared.type.shape;
   const SymbolicShape& got = *inferred.shape;
@@ -67,7 +68,7 @@ TensorType MergeDeclared(const Graph& graph, const ValueInfo& declared,
     const bool keep_declared = !got[i].is_known() && (want[i].is_known() || IsUnknownDim(got[i]));
     merged.push_back(keep_declared ? want[i] : got[i]);
   }
-  return TensorType{inferred.dtype, merged};
+  return TensorType{inferred.dtype, merged, inferred.kind};
 }
 
 }  // namespace
@@ -117,6 +118,14 @@ void InferTypes(Graph& graph) {
       inputs.emplace_back(it->second);
     }
     const NodeTypeContext ctx(graph, node, std::move(inputs), constants);
+    if (!TakesNonTensorValues(node.op_type)) {
+      for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        if (ctx.has_input(i) && !ctx.input(i).is_tensor()) {
+          ctx.Fail("input " + ctx.Describe(i) + " is not a tensor; " + node.op_type +
+                   " takes tensors");
+        }
+      }
+    }
     CheckKernelDType(ctx);
     std::vector<TensorType> outputs;
     if (HasSubgraphs(node)) {

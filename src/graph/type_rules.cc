@@ -5,6 +5,7 @@
 #include <array>
 
 #include "graph/control_flow.h"
+#include "graph/sequence_ops.h"
 
 namespace loom::graph {
 
@@ -181,6 +182,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"Col2Im", InferCol2Im},
     {"Compress", InferCompress},
     {"Concat", InferConcat},
+    {"ConcatFromSequence", InferConcatFromSequence},
     {"Constant", InferConstant},
     {"ConstantOfShape", InferConstantOfShape},
     {"Conv", InferConv},
@@ -268,6 +270,9 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"NonZero", InferNonZero},
     {"Not", InferUnary},
     {"OneHot", InferOneHot},
+    {"Optional", InferOptional},
+    {"OptionalGetElement", InferOptionalGetElement},
+    {"OptionalHasElement", InferOptionalHasElement},
     {"Or", InferComparison},
     {"PRelu", InferPRelu},
     {"Pad", InferPad},
@@ -306,6 +311,13 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"ScatterElements", InferScatter},
     {"ScatterND", InferScatter},
     {"Selu", InferUnary},
+    {"SequenceAt", InferSequenceAt},
+    {"SequenceConstruct", InferSequenceConstruct},
+    {"SequenceEmpty", InferSequenceEmpty},
+    {"SequenceErase", InferSequenceErase},
+    {"SequenceInsert", InferSequenceInsert},
+    {"SequenceLength", InferSequenceLength},
+    {"SequenceMap", InferSequenceMap},
     {"Shape", InferShape},
     {"Shrink", InferUnary},
     {"Sigmoid", InferUnary},
@@ -320,6 +332,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"Softsign", InferUnary},
     {"SpaceToDepth", InferDepthSpace},
     {"Split", InferSplit},
+    {"SplitToSequence", InferSplitToSequence},
     {"Sqrt", InferUnary},
     {"Squeeze", InferSqueeze},
     {"StringConcat", InferArithmetic},

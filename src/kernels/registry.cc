@@ -51,6 +51,20 @@ std::vector<Tensor> ScanOutsideSession(const KernelContext&, const Attributes&, 
   RefuseControlFlow("Scan");
 }
 
+// The sequence and optional ops take and give sequences and optionals,
+// which only a session holds: the runtime layer gives their nodes a kernel
+// of its own (runtime/sequence_kernels.h). Listed here, as control flow is.
+template <size_t N>
+struct OpName {
+  constexpr OpName(const char (&text)[N]) { std::copy_n(text, N, name); }  // NOLINT: a literal
+  char name[N];
+};
+template <OpName op>
+std::vector<Tensor> SequenceOpOutsideSession(const KernelContext&, const Attributes&,
+                                             KernelInputs) {
+  ThrowKernelError(op.name, "sequences and optionals exist only inside a session");
+}
+
 constexpr DTypeMask kF32 = DTypeBit(DType::kFloat32);
 constexpr DTypeMask kF64 = DTypeBit(DType::kFloat64);
 constexpr DTypeMask kF16 = DTypeBit(DType::kFloat16);
@@ -129,6 +143,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Col2Im", kF32 | kF64, kPortable, Col2ImKernel},
     {"Compress", kAllAndStr, kPortable, WithStrings<CompressKernel, 1, 1>},
     {"Concat", kAllAndStr, kPortable, WithStrings<ConcatKernel, kAllBits, 1>},
+    {"ConcatFromSequence", kAll, kPortable, SequenceOpOutsideSession<"ConcatFromSequence">},
     {"Constant", kAllAndStr, kPortable, ConstantKernel},
     {"ConstantOfShape", kI64, kPortable, ConstantOfShapeKernel},
     {"Conv", kF32, kAllIsas, ConvKernel, PrepareConv},
@@ -224,6 +239,9 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"NonZero", kAll, kPortable, NonZeroKernel},
     {"Not", kBool, kPortable, NotKernel},
     {"OneHot", kNumeric, kPortable, OneHotKernel},
+    {"Optional", kAll, kPortable, SequenceOpOutsideSession<"Optional">},
+    {"OptionalGetElement", kAll, kPortable, SequenceOpOutsideSession<"OptionalGetElement">},
+    {"OptionalHasElement", kAll, kPortable, SequenceOpOutsideSession<"OptionalHasElement">},
     {"Or", kBool, kPortable, OrKernel},
     {"PRelu", kFloats | kI32 | kI64 | kU32 | kU64, kPortable, PReluKernel},
     {"Pad", kAll, kPortable, PadKernel},
@@ -262,6 +280,13 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"ScatterElements", kAllAndStr, kPortable, WithStrings<ScatterElementsKernel, 5, 1>},
     {"ScatterND", kAllAndStr, kPortable, WithStrings<ScatterNDKernel, 5, 1>},
     {"Selu", kFloats, kPortable, SeluKernel},
+    {"SequenceAt", kAll, kPortable, SequenceOpOutsideSession<"SequenceAt">},
+    {"SequenceConstruct", kAll, kPortable, SequenceOpOutsideSession<"SequenceConstruct">},
+    {"SequenceEmpty", kAll, kPortable, SequenceOpOutsideSession<"SequenceEmpty">},
+    {"SequenceErase", kAll, kPortable, SequenceOpOutsideSession<"SequenceErase">},
+    {"SequenceInsert", kAll, kPortable, SequenceOpOutsideSession<"SequenceInsert">},
+    {"SequenceLength", kAll, kPortable, SequenceOpOutsideSession<"SequenceLength">},
+    {"SequenceMap", kAll, kPortable, SequenceOpOutsideSession<"SequenceMap">},
     {"Shape", kAllAndStr, kPortable, ShapeKernel},
     {"Shrink", kNumeric, kPortable, ShrinkKernel},
     {"Sigmoid", kFloats, kAllIsas, SigmoidKernel},
@@ -276,6 +301,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Softsign", kFloats, kPortable, SoftsignKernel},
     {"SpaceToDepth", kAll, kPortable, SpaceToDepthKernel},
     {"Split", kAllAndStr, kPortable, WithStrings<SplitKernel, 1, kAllBits>},
+    {"SplitToSequence", kAll, kPortable, SequenceOpOutsideSession<"SplitToSequence">},
     {"Sqrt", kFloats, kPortable, SqrtKernel},
     {"Squeeze", kAllAndStr, kPortable, SqueezeKernel},
     {"StringConcat", kStr, kPortable, StringConcatKernel},

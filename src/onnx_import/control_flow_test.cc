@@ -737,22 +737,16 @@ TEST(ControlFlowErrors, NestingDeeperThanTheLimitIsRefused) {
   }
 }
 
-TEST(ControlFlowErrors, SequenceTypedBodyIsRefusedClearly) {
+TEST(ControlFlowErrors, LoopBodyTurningATensorIntoASequenceIsRefused) {
   TestModel m(13);
   m.Input("M", kInt64, {});
   m.Input("s0", kFloat, {2});
   TestModel body;
   body.Input("i", kInt64, {});
   body.Input("c", kBool, {});
-  onnx::ValueInfoProto* seq = body.graph().add_input();
-  seq->set_name("s");
-  seq->mutable_type()
-      ->mutable_sequence_type()
-      ->mutable_elem_type()
-      ->mutable_tensor_type()
-      ->set_elem_type(kFloat);
+  body.Input("s", kFloat, {2});
   body.Node("Identity", {"c"}, {"c_next"});
-  body.Node("Identity", {"s"}, {"s_next"});
+  body.Node("SequenceConstruct", {"s"}, {"s_next"});
   body.Output("c_next", kBool, {});
   body.UntypedOutput("s_next");
   onnx::NodeProto* node = m.Node("Loop", {"M", "", "s0"}, {"s_final"}, "seq_loop");
@@ -760,7 +754,8 @@ TEST(ControlFlowErrors, SequenceTypedBodyIsRefusedClearly) {
   m.UntypedOutput("s_final");
   const std::string error = LoadError(m.Serialize());
   EXPECT_TRUE(Contains(error, "seq_loop")) << error;
-  EXPECT_TRUE(Contains(error, "sequence")) << error;
+  EXPECT_TRUE(Contains(error, "seq(float32")) << error;
+  EXPECT_TRUE(Contains(error, "kinds differ")) << error;
 }
 
 TEST(ControlFlowRoundTrip, WrittenModelsLoadAndRunTheSame) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "graph/control_flow.h"
+#include "kernels/onnx_dtype.h"
 #include "loom/errors.h"
 #include "onnx_import/attribute_converter.h"
 #include "onnx_import/node_names.h"
@@ -164,7 +165,10 @@ class Converter {
       subgraphs.push_back(subgraph);
       return subgraph;
     };
-    Attributes attributes = ConvertAttributes(proto, policy_, where, &convert_subgraph);
+    Attributes attributes = proto.op_type() == "Optional"
+                                ? ConvertAttributes(WithOptionalTypeAsInts(proto, where), policy_,
+                                                    where, &convert_subgraph)
+                                : ConvertAttributes(proto, policy_, where, &convert_subgraph);
     // Every subgraph of the node takes all of its captures, in one order,
     // as trailing inputs named after the outer values (loom/graph.h). Their
     // types come from the outer graph when types are inferred.
@@ -202,6 +206,36 @@ class Converter {
     }
     node.attributes = std::move(attributes);
     graph_.nodes.push_back(std::move(node));
+  }
+
+  // Optional's `type` (a TypeProto, which Loom's attributes do not hold)
+  // becomes two ints: `dtype`, an ONNX element type as SequenceEmpty's,
+  // and `sequence`, 1 when the optional holds a sequence
+  // (graph/sequence_ops.h).
+  onnx::NodeProto WithOptionalTypeAsInts(const onnx::NodeProto& proto, const std::string& where) {
+    onnx::NodeProto adjusted = proto;
+    adjusted.clear_attribute();
+    for (const onnx::AttributeProto& attribute : proto.attribute()) {
+      if (attribute.name() != "type" || attribute.type() != onnx::AttributeProto::TYPE_PROTO) {
+        *adjusted.add_attribute() = attribute;
+        continue;
+      }
+      const TensorType held =
+          ConvertTypeProto(attribute.tp(), true, symbols_, where + ": attribute 'type'");
+      if (held.is_optional()) {
+        throw InvalidArgumentError(where + ": attribute 'type' is " + held.to_string() +
+                                   "; an optional holds a tensor or a sequence");
+      }
+      onnx::AttributeProto* dtype = adjusted.add_attribute();
+      dtype->set_name("dtype");
+      dtype->set_type(onnx::AttributeProto::INT);
+      dtype->set_i(kernels::OnnxDataType(held.dtype));
+      onnx::AttributeProto* sequence = adjusted.add_attribute();
+      sequence->set_name("sequence");
+      sequence->set_type(onnx::AttributeProto::INT);
+      sequence->set_i(held.holds_sequence() ? 1 : 0);
+    }
+    return adjusted;
   }
 
   // In the model's graph, every value a subgraph reads from outside must

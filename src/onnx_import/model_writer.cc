@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "kernels/onnx_dtype.h"
 #include "loom/errors.h"
@@ -20,6 +21,23 @@ constexpr int64_t kIrVersion = 12;
 constexpr const char* kLoomDomain = "ai.loom";
 
 void SetType(const TensorType& type, onnx::TypeProto* proto) {
+  // A sequence or an optional wraps the tensor type (ValueKind).
+  switch (type.kind) {
+    case ValueKind::kTensor:
+      break;
+    case ValueKind::kSequence:
+      proto = proto->mutable_sequence_type()->mutable_elem_type();
+      break;
+    case ValueKind::kOptionalTensor:
+      proto = proto->mutable_optional_type()->mutable_elem_type();
+      break;
+    case ValueKind::kOptionalSequence:
+      proto = proto->mutable_optional_type()
+                  ->mutable_elem_type()
+                  ->mutable_sequence_type()
+                  ->mutable_elem_type();
+      break;
+  }
   onnx::TypeProto::Tensor* tensor = proto->mutable_tensor_type();
   tensor->set_elem_type(static_cast<int32_t>(kernels::OnnxDataType(type.dtype)));
   if (!type.shape) return;  // unknown rank: no shape field
@@ -120,6 +138,21 @@ void WriteGraph(const Graph& graph, const std::vector<std::string>& outer_names,
     // Attention's output count. Kept, they would make the node Loom-only.
     Attributes attributes = node.attributes;
     if (node.op_type == "Attention") attributes.erase("loom_outputs");
+    // Optional's type, which the importer keeps as two ints
+    // (graph_converter.cc), goes back to ONNX's TYPE_PROTO attribute.
+    if (node.op_type == "Optional" && attributes.has("dtype")) {
+      const std::optional<DType> dtype =
+          kernels::DTypeFromOnnxDataType(attributes.get_int("dtype"));
+      if (!dtype) throw InvalidArgumentError("Optional '" + node.name + "': unknown dtype");
+      TensorType held{*dtype, std::nullopt};
+      if (attributes.get_int("sequence", 0) != 0) held.kind = ValueKind::kSequence;
+      onnx::AttributeProto* type = n->add_attribute();
+      type->set_name("type");
+      type->set_type(onnx::AttributeProto::TYPE_PROTO);
+      SetType(held, type->mutable_tp());
+      attributes.erase("dtype");
+      attributes.erase("sequence");
+    }
     if (!ops::IsOnnxOpWithOnnxAttributes(node.op_type, attributes)) {
       n->set_domain(kLoomDomain);
       *uses_loom_domain = true;

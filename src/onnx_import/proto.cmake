@@ -56,7 +56,30 @@ add_custom_command(
   COMMENT "protoc: the ONNX schema (loom_onnx/onnx.proto)"
   VERBATIM)
 
+# onnx-data.proto beside it: SequenceProto and OptionalProto, the test data
+# of sequence and optional values (the conformance runner reads them). Its
+# import of onnx/onnx-ml.proto is pointed at the copy above.
+get_filename_component(_onnx_proto_dir "${_onnx_proto}" DIRECTORY)
+set(_onnx_data_proto "${_onnx_proto_dir}/onnx-data.proto")
+if(NOT EXISTS "${_onnx_data_proto}")
+  message(FATAL_ERROR "ONNX parser: ${_onnx_data_proto} does not exist")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_onnx_data_proto}")
+file(READ "${_onnx_data_proto}" _onnx_data_text)
+string(REPLACE "import \"onnx/onnx-ml.proto\";" "import \"loom_onnx/onnx.proto\";"
+       _onnx_data_text "${_onnx_data_text}")
+set(_proto_data_copy "${_proto_root}/loom_onnx/onnx_data.proto")
+file(CONFIGURE OUTPUT "${_proto_data_copy}" CONTENT "${_onnx_data_text}" @ONLY)
+add_custom_command(
+  OUTPUT "${_proto_root}/loom_onnx/onnx_data.pb.cc" "${_proto_root}/loom_onnx/onnx_data.pb.h"
+  COMMAND protobuf::protoc --cpp_out=${_proto_root} --proto_path=${_proto_root}
+          ${_proto_data_copy}
+  DEPENDS "${_proto_data_copy}" "${_proto_copy}" protobuf::protoc
+  COMMENT "protoc: the ONNX data schema (loom_onnx/onnx_data.proto)"
+  VERBATIM)
+
 # Generated code: built without the project's warning flags.
-add_library(loom_onnx_proto STATIC "${_proto_root}/loom_onnx/onnx.pb.cc")
+add_library(loom_onnx_proto STATIC "${_proto_root}/loom_onnx/onnx.pb.cc"
+                                   "${_proto_root}/loom_onnx/onnx_data.pb.cc")
 target_include_directories(loom_onnx_proto SYSTEM PUBLIC "${_proto_root}")
 target_link_libraries(loom_onnx_proto PUBLIC protobuf::libprotobuf)

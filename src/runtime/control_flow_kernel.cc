@@ -67,8 +67,8 @@ bool ReadCondition(const std::string& op, const std::string& what, const Tensor&
   return tensor.data<bool>()[0];
 }
 
-std::vector<Tensor> Captures(const Node& node, kernels::KernelInputs inputs) {
-  std::vector<Tensor> captures;
+std::vector<Value> Captures(const Node& node, ValueInputs inputs) {
+  std::vector<Value> captures;
   for (size_t i = node.num_onnx_inputs(); i < inputs.size(); ++i) {
     if (inputs[i] == nullptr)
       Fail(node.op_type, "outer-scope value " + node.inputs[i] + " is absent");
@@ -149,17 +149,45 @@ Tensor EmptyScanOutput(const TensorType& element, int axis) {
   return Tensor(element.dtype, Shape(dims));
 }
 
-class IfKernel : public NodeKernel {
+// A loop-carried value or state may not change what it is between
+// iterations (an empty optional may become full and back).
+void CheckCarried(const std::string& op, size_t k, const Value& before, const Value& after) {
+  if (before.is_none() || after.is_none()) return;
+  const bool same = before.kind() == after.kind() &&
+                    (before.is_tensor() ? before.tensor().dtype() == after.tensor().dtype()
+                                        : before.element_dtype() == after.element_dtype());
+  if (!same) {
+    Fail(op, "loop-carried value " + std::to_string(k) + " changed from " + before.describe() +
+                 " to " + after.describe());
+  }
+}
+
+// A scan output's element: a tensor (ONNX's scan outputs are tensors).
+Tensor ScanElement(const std::string& op, size_t k, Value value) {
+  if (!value.is_tensor()) {
+    Fail(op, "scan output " + std::to_string(k) + " is " + value.describe() +
+                 "; scan outputs must be tensors");
+  }
+  return std::move(value.tensor());
+}
+
+const Tensor& TensorInput(const std::string& op, const std::string& what, const Value* value) {
+  if (value == nullptr) Fail(op, what + " is absent");
+  if (!value->is_tensor()) Fail(op, what + " must be a tensor, got " + value->describe());
+  return value->tensor();
+}
+
+class IfKernel : public ValueNodeKernel {
  public:
   IfKernel(const Node& node, kernels::Isa isa)
       : node_(node),
         then_(Prepare(node, "then_branch", isa, true)),
         else_(Prepare(node, "else_branch", isa, true)) {}
 
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
-                          const RunControl& control) const override {
+  std::vector<Value> RunValues(const kernels::KernelContext& ctx, ValueInputs inputs,
+                               const RunControl& control) const override {
     if (inputs.empty() || inputs[0] == nullptr) Fail("If", "cond is absent");
-    const bool cond = ReadCondition("If", "cond", *inputs[0]);
+    const bool cond = ReadCondition("If", "cond", TensorInput("If", "cond", inputs[0]));
     const Subgraph& branch = cond ? then_ : else_;
     if (branch.plan == nullptr) Fail("If", branch.where + " cannot run: " + branch.error);
     return RunSubgraph(*branch.plan, Captures(node_, inputs), ctx.pool, control, branch.where);
@@ -172,18 +200,18 @@ class IfKernel : public NodeKernel {
   Subgraph else_;
 };
 
-class LoopKernel : public NodeKernel {
+class LoopKernel : public ValueNodeKernel {
  public:
   LoopKernel(const Node& node, kernels::Isa isa) : node_(node), body_(Prepare(node, "body", isa)) {}
 
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
-                          const RunControl& control) const override {
+  std::vector<Value> RunValues(const kernels::KernelContext& ctx, ValueInputs inputs,
+                               const RunControl& control) const override {
     const size_t onnx_inputs = node_.num_onnx_inputs();
     const size_t carried = onnx_inputs - 2;
     const size_t scan_outputs = body_.graph->outputs.size() - 1 - carried;
     int64_t trip_count = std::numeric_limits<int64_t>::max();
     if (inputs[0] != nullptr) {
-      const Tensor& m = *inputs[0];
+      const Tensor& m = TensorInput("Loop", "M", inputs[0]);
       if (m.dtype() != DType::kInt64 || m.num_elements() != 1) {
         Fail("Loop", "M must be a one-element int64 tensor, got " + Describe(m));
       }
@@ -193,39 +221,37 @@ class LoopKernel : public NodeKernel {
                          "; it must not be negative");
       }
     }
-    bool cond = inputs[1] == nullptr || ReadCondition("Loop", "cond", *inputs[1]);
-    std::vector<Tensor> values;
+    bool cond = inputs[1] == nullptr ||
+                ReadCondition("Loop", "cond", TensorInput("Loop", "cond", inputs[1]));
+    std::vector<Value> values;
     for (size_t i = 0; i < carried; ++i) {
       if (inputs[2 + i] == nullptr)
         Fail("Loop", "loop-carried input " + std::to_string(i) + " is absent");
       values.push_back(*inputs[2 + i]);
     }
-    const std::vector<Tensor> captures = Captures(node_, inputs);
+    const std::vector<Value> captures = Captures(node_, inputs);
     std::vector<std::vector<Tensor>> scans(scan_outputs);
     for (int64_t i = 0; i < trip_count && cond; ++i) {
       control.CheckInterruption();
-      std::vector<Tensor> body_inputs;
+      std::vector<Value> body_inputs;
       body_inputs.reserve(2 + carried + captures.size());
       body_inputs.push_back(Tensor::from_vector(Shape(), std::vector<int64_t>{i}));
       body_inputs.push_back(Tensor::from_vector(Shape(), std::vector<bool>{cond}));
-      for (Tensor& value : values) body_inputs.push_back(std::move(value));
+      for (Value& value : values) body_inputs.push_back(std::move(value));
       body_inputs.insert(body_inputs.end(), captures.begin(), captures.end());
-      std::vector<Tensor> outputs =
+      std::vector<Value> outputs =
           RunSubgraph(*body_.plan, std::move(body_inputs), ctx.pool, control, body_.where);
-      cond = ReadCondition("Loop", "the body's condition output", outputs[0]);
+      cond = ReadCondition("Loop", "the body's condition output",
+                           TensorInput("Loop", "the body's condition output", &outputs[0]));
       for (size_t k = 0; k < carried; ++k) {
-        const Tensor& before = *inputs[2 + k];
-        if (outputs[1 + k].dtype() != before.dtype()) {
-          Fail("Loop", "loop-carried value " + std::to_string(k) + " changed dtype from " +
-                           Describe(before) + " to " + Describe(outputs[1 + k]));
-        }
+        CheckCarried("Loop", k, *inputs[2 + k], outputs[1 + k]);
         values[k] = std::move(outputs[1 + k]);
       }
       for (size_t k = 0; k < scan_outputs; ++k) {
-        scans[k].push_back(std::move(outputs[1 + carried + k]));
+        scans[k].push_back(ScanElement("Loop", k, std::move(outputs[1 + carried + k])));
       }
     }
-    std::vector<Tensor> results = std::move(values);
+    std::vector<Value> results = std::move(values);
     for (size_t k = 0; k < scan_outputs; ++k) {
       const std::string what = "scan output " + std::to_string(k);
       results.push_back(scans[k].empty()
@@ -241,7 +267,7 @@ class LoopKernel : public NodeKernel {
   Subgraph body_;
 };
 
-class ScanKernel : public NodeKernel {
+class ScanKernel : public ValueNodeKernel {
  public:
   ScanKernel(const Node& node, kernels::Isa isa) : node_(node), body_(Prepare(node, "body", isa)) {
     const Attributes& attrs = node.attributes;
@@ -256,9 +282,9 @@ class ScanKernel : public NodeKernel {
         attrs.get_ints("scan_output_directions", std::vector<int64_t>(scan_outputs_, 0));
   }
 
-  std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
-                          const RunControl& control) const override {
-    std::vector<Tensor> states;
+  std::vector<Value> RunValues(const kernels::KernelContext& ctx, ValueInputs inputs,
+                               const RunControl& control) const override {
+    std::vector<Value> states;
     for (size_t i = 0; i < states_; ++i) {
       if (inputs[i] == nullptr) Fail("Scan", "state input " + std::to_string(i) + " is absent");
       states.push_back(*inputs[i]);
@@ -266,8 +292,8 @@ class ScanKernel : public NodeKernel {
     int64_t length = -1;
     std::vector<int> axes;
     for (size_t j = 0; j < scan_inputs_; ++j) {
-      const Tensor* input = inputs[states_ + j];
-      if (input == nullptr) Fail("Scan", "scan input " + std::to_string(j) + " is absent");
+      const Tensor* input =
+          &TensorInput("Scan", "scan input " + std::to_string(j), inputs[states_ + j]);
       const int rank = input->shape().rank();
       int64_t axis = input_axes_[j];
       if (axis < 0) axis += rank;
@@ -285,25 +311,25 @@ class ScanKernel : public NodeKernel {
       }
       length = here;
     }
-    const std::vector<Tensor> captures = Captures(node_, inputs);
+    const std::vector<Value> captures = Captures(node_, inputs);
     std::vector<std::vector<Tensor>> scans(scan_outputs_);
     for (int64_t t = 0; t < length; ++t) {
       control.CheckInterruption();
-      std::vector<Tensor> body_inputs;
-      for (Tensor& state : states) body_inputs.push_back(std::move(state));
+      std::vector<Value> body_inputs;
+      for (Value& state : states) body_inputs.push_back(std::move(state));
       for (size_t j = 0; j < scan_inputs_; ++j) {
         const int64_t index = input_directions_[j] == 1 ? length - 1 - t : t;
-        body_inputs.push_back(SliceAlong(*inputs[states_ + j], axes[j], index));
+        body_inputs.push_back(SliceAlong(inputs[states_ + j]->tensor(), axes[j], index));
       }
       body_inputs.insert(body_inputs.end(), captures.begin(), captures.end());
-      std::vector<Tensor> outputs =
+      std::vector<Value> outputs =
           RunSubgraph(*body_.plan, std::move(body_inputs), ctx.pool, control, body_.where);
       states.assign(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(states_));
       for (size_t k = 0; k < scan_outputs_; ++k) {
-        scans[k].push_back(std::move(outputs[states_ + k]));
+        scans[k].push_back(ScanElement("Scan", k, std::move(outputs[states_ + k])));
       }
     }
-    std::vector<Tensor> results = std::move(states);
+    std::vector<Value> results = std::move(states);
     for (size_t k = 0; k < scan_outputs_; ++k) {
       const int axis = static_cast<int>(output_axes_[k]);
       results.push_back(scans[k].empty()

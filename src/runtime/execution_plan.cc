@@ -4,6 +4,7 @@
 
 #include "graph/topological_order.h"
 #include "loom/errors.h"
+#include "runtime/sequence_kernels.h"
 
 namespace loom::runtime {
 
@@ -49,13 +50,25 @@ ExecutionPlan::ExecutionPlan(const Graph& graph, kernels::Isa isa) : isa_(isa) {
     }
   }
   for (const ValueInfo& output : graph.outputs) output_slots_.push_back(add_slot(output.name));
+  // Identity is a registry (tensor) kernel; one that passes a sequence or
+  // an optional on gets the runtime layer's value kernel.
+  const auto holds_tensor = [&graph](const std::string& value) {
+    for (const ValueInfo& input : graph.inputs) {
+      if (input.name == value) return input.type.is_tensor();
+    }
+    auto it = graph.value_types.find(value);
+    return it == graph.value_types.end() || it->second.is_tensor();
+  };
   for (size_t position = 0; position < order.order.size(); ++position) {
     const Node& node = graph.nodes[order.order[position]];
     PlanNode& planned = nodes_[position];
     std::vector<const Tensor*> constant_inputs;
     for (int slot : planned.inputs) constant_inputs.push_back(slot < 0 ? nullptr : constant(slot));
     try {
-      planned.kernel = MakeNodeKernel(node, constant_inputs, isa);
+      const bool passes_value =
+          node.op_type == "Identity" && !node.inputs.empty() && !holds_tensor(node.inputs[0]);
+      planned.kernel =
+          passes_value ? MakeSequenceKernel(node, isa) : MakeNodeKernel(node, constant_inputs, isa);
     } catch (const InvalidArgumentError& error) {
       throw InvalidArgumentError("graph '" + graph.name + "': node '" + node.name + "' (" +
                                  node.op_type + "): " + error.what());

@@ -68,11 +68,11 @@ class Step : public std::enable_shared_from_this<Step>,
   }
 
   // Marks the nodes `fetch_slots` need and counts their producers and reads.
-  void Prepare(std::vector<std::pair<int, Tensor>> feeds, const std::vector<int>& fetch_slots);
+  void Prepare(std::vector<std::pair<int, Value>> feeds, const std::vector<int>& fetch_slots);
 
   // The caller's part: runs nodes until the step is over, then rethrows the
   // step's error if any. Returns the fetched tensors.
-  std::vector<Tensor> RunAsCaller(const std::vector<int>& fetch_slots);
+  std::vector<Value> RunAsCaller(const std::vector<int>& fetch_slots);
 
   void FillStats(RunStats& stats) const;
 
@@ -129,7 +129,7 @@ class Step : public std::enable_shared_from_this<Step>,
   std::optional<Clock::time_point> deadline_;
   const std::shared_ptr<RunAllocator> allocator_;
 
-  std::vector<Tensor> slots_;
+  std::vector<Value> slots_;
   std::vector<char> needed_;
   std::vector<char> fetched_;
   std::vector<std::atomic<int>> pending_;     // per node: producers not finished
@@ -150,11 +150,11 @@ class Step : public std::enable_shared_from_this<Step>,
   std::exception_ptr error_;     // guarded: the first failure
 };
 
-void Step::Prepare(std::vector<std::pair<int, Tensor>> feeds, const std::vector<int>& fetch_slots) {
+void Step::Prepare(std::vector<std::pair<int, Value>> feeds, const std::vector<int>& fetch_slots) {
   const auto& nodes = plan_->nodes();
   needed_.assign(nodes.size(), 0);
   fetched_.assign(plan_->num_slots(), 0);
-  for (auto& [slot, tensor] : feeds) slots_[slot] = std::move(tensor);
+  for (auto& [slot, value] : feeds) slots_[slot] = std::move(value);
   for (int slot : fetch_slots) fetched_[slot] = 1;
   // Walk producers backwards from the fetches; nodes are in topological
   // order, so one reverse pass marks everything upstream.
@@ -185,7 +185,7 @@ void Step::Prepare(std::vector<std::pair<int, Tensor>> feeds, const std::vector<
   }
 }
 
-std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
+std::vector<Value> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
   {
     std::lock_guard lock(mutex_);
     // The caller takes the first ready node; offer the others now.
@@ -242,11 +242,11 @@ std::vector<Tensor> Step::RunAsCaller(const std::vector<int>& fetch_slots) {
     error_ = nullptr;
     std::rethrow_exception(error);
   }
-  std::vector<Tensor> outputs;
+  std::vector<Value> outputs;
   outputs.reserve(fetch_slots.size());
   for (int slot : fetch_slots) {
     const Tensor* constant = plan_->constant(slot);
-    outputs.push_back(constant != nullptr ? *constant : slots_[slot]);
+    outputs.push_back(constant != nullptr ? Value(*constant) : slots_[slot]);
   }
   // Every node has been released (nodes_left_ reached 0 after each Release),
   // so no helper touches slots_ again. Drop what is left (feeds no node
@@ -314,10 +314,7 @@ void Step::LeaveNode() {
 void Step::RunKernel(int index) {
   const PlanNode& node = plan_->nodes()[index];
   const threading::ScopedHelperTrace helper_trace(trace_ ? this : nullptr, index);
-  std::vector<Tensor> outputs = RunPlanNode(*plan_, node, slots_, resources_.intra_op_pool, *this);
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    slots_[node.outputs[i]] = std::move(outputs[i]);
-  }
+  RunPlanNode(*plan_, node, slots_, resources_.intra_op_pool, *this);
 }
 
 void Step::StopWithCurrentException(int index) {
@@ -383,12 +380,12 @@ int Step::Release(int index) {
     // tensor before the drop.
     if (slot >= 0 && reads_left_[slot].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
         !fetched_[slot] && plan_->producer(slot) >= 0) {
-      slots_[slot] = Tensor();
+      slots_[slot] = Value();
     }
   }
   for (int slot : node.outputs) {
     if (reads_left_[slot].load(std::memory_order_relaxed) == 0 && !fetched_[slot]) {
-      slots_[slot] = Tensor();  // nobody will read it
+      slots_[slot] = Value();  // nobody will read it
     }
   }
   int next = -1;
@@ -518,14 +515,14 @@ void Step::FillStats(RunStats& stats) const {
 
 }  // namespace
 
-std::vector<Tensor> ExecuteStep(const std::shared_ptr<const ExecutionPlan>& plan,
-                                const ExecutorResources& resources,
-                                std::vector<std::pair<int, Tensor>> feeds,
-                                const std::vector<int>& fetch_slots, const RunOptions& options,
-                                RunStats* stats) {
+std::vector<Value> ExecuteStep(const std::shared_ptr<const ExecutionPlan>& plan,
+                               const ExecutorResources& resources,
+                               std::vector<std::pair<int, Value>> feeds,
+                               const std::vector<int>& fetch_slots, const RunOptions& options,
+                               RunStats* stats) {
   auto step = std::make_shared<Step>(plan, resources, options);
   step->Prepare(std::move(feeds), fetch_slots);
-  std::vector<Tensor> outputs;
+  std::vector<Value> outputs;
   try {
     outputs = step->RunAsCaller(fetch_slots);
   } catch (...) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "loom/session.h"
+#include "loom/value.h"
 #include "runtime/buffer_pool.h"
 #include "runtime/execution_plan.h"
 
@@ -65,10 +66,10 @@ struct ExecutorResources {
 // Runs the nodes needed for `fetch_slots`, given `feeds` (slot, tensor) that
 // the session has checked. Returns the fetched tensors. Throws as
 // loom/session.h describes for run().
-std::vector<Tensor> ExecuteStep(const std::shared_ptr<const ExecutionPlan>& plan,
-                                const ExecutorResources& resources,
-                                std::vector<std::pair<int, Tensor>> feeds,
-                                const std::vector<int>& fetch_slots, const RunOptions& options,
-                                RunStats* stats);
+std::vector<Value> ExecuteStep(const std::shared_ptr<const ExecutionPlan>& plan,
+                               const ExecutorResources& resources,
+                               std::vector<std::pair<int, Value>> feeds,
+                               const std::vector<int>& fetch_slots, const RunOptions& options,
+                               RunStats* stats);
 
 }  // namespace loom::runtime

@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "graph/control_flow.h"
+#include "graph/sequence_ops.h"
 #include "kernels/registry.h"
 #include "loom/errors.h"
 #include "runtime/control_flow_kernel.h"
+#include "runtime/sequence_kernels.h"
 
 namespace loom::runtime {
 namespace {
@@ -57,10 +59,21 @@ class PreparedNodeKernel : public NodeKernel {
 
 }  // namespace
 
+std::vector<Value> NodeKernel::RunValues(const kernels::KernelContext&, ValueInputs,
+                                         const RunControl&) const {
+  throw RuntimeError("a tensor kernel was run as a value kernel");
+}
+
+std::vector<Tensor> ValueNodeKernel::Run(const kernels::KernelContext&, kernels::KernelInputs,
+                                         const RunControl&) const {
+  throw RuntimeError("a value kernel was run as a tensor kernel");
+}
+
 std::unique_ptr<NodeKernel> MakeNodeKernel(const Node& node,
                                            const std::vector<const Tensor*>& constants,
                                            kernels::Isa isa) {
   if (graph::IsControlFlowOp(node.op_type)) return MakeControlFlowKernel(node, isa);
+  if (graph::IsSequenceOp(node.op_type)) return MakeSequenceKernel(node, isa);
   const kernels::KernelRegistration* registration = kernels::FindKernel(node.op_type);
   if (registration == nullptr) {
     throw InvalidArgumentError("no kernel for op type '" + node.op_type + "'");

@@ -6,17 +6,21 @@
 // arrive in ONNX order, constants included (a prepared kernel ignores the
 // ones it has baked in).
 //
-// Control flow (If, Loop, Scan) gets a kernel of the runtime layer instead
-// (control_flow_kernel.h), which runs the node's subgraphs.
+// Control flow (If, Loop, Scan) and the sequence and optional ops get a
+// kernel of the runtime layer instead (control_flow_kernel.h,
+// sequence_kernels.h): a ValueNodeKernel, whose inputs and outputs may be
+// sequences or empty optionals (loom/value.h), not only tensors.
 //
 // Thread safety: Run is const and may be called concurrently.
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "kernels/op_kernel.h"
 #include "loom/graph.h"
+#include "loom/value.h"
 
 namespace loom::kernels {
 struct KernelRegistration;
@@ -40,14 +44,32 @@ class NoRunControl : public RunControl {
   void CheckInterruption() const override {}
 };
 
+// A node's inputs as values, in ONNX order; null = absent.
+using ValueInputs = std::span<const Value* const>;
+
 class NodeKernel {
  public:
   virtual ~NodeKernel() = default;
+  // Tensor kernels: the executor binds tensor inputs and calls Run.
   virtual std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
                                   const RunControl& control) const = 0;
+  // Value kernels (takes_values()): the executor calls RunValues instead.
+  virtual bool takes_values() const { return false; }
+  virtual std::vector<Value> RunValues(const kernels::KernelContext& ctx, ValueInputs inputs,
+                                       const RunControl& control) const;
   // "registry", or the prepared kernel's kind ("prepared conv", ...): for
   // tests and traces.
   virtual const char* kind() const = 0;
+};
+
+// The base of the runtime layer's value kernels: Run (tensors) refuses.
+class ValueNodeKernel : public NodeKernel {
+ public:
+  std::vector<Tensor> Run(const kernels::KernelContext& ctx, kernels::KernelInputs inputs,
+                          const RunControl& control) const final;
+  bool takes_values() const final { return true; }
+  std::vector<Value> RunValues(const kernels::KernelContext& ctx, ValueInputs inputs,
+                               const RunControl& control) const override = 0;
 };
 
 // Builds the kernel for `node`; `constants[i]` is input i's value when it is

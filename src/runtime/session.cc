@@ -162,7 +162,25 @@ Session::~Session() = default;
 std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& feeds,
                                  const std::vector<std::string>& fetches, const RunOptions& options,
                                  RunStats* stats) const {
-  std::vector<std::pair<int, Tensor>> fed = runtime::CheckFeeds(impl_->graph, *impl_->plan, feeds);
+  const std::map<std::string, Value> values(feeds.begin(), feeds.end());
+  std::vector<Value> outputs = run_values(values, fetches, options, stats);
+  std::vector<Tensor> tensors;
+  tensors.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].is_tensor()) {
+      const std::string name = fetches.empty() ? impl_->graph.outputs[i].name : fetches[i];
+      throw InvalidArgumentError("run: '" + name + "' is " + outputs[i].describe() +
+                                 ", not a tensor: fetch it with run_values");
+    }
+    tensors.push_back(std::move(outputs[i].tensor()));
+  }
+  return tensors;
+}
+
+std::vector<Value> Session::run_values(const std::map<std::string, Value>& feeds,
+                                       const std::vector<std::string>& fetches,
+                                       const RunOptions& options, RunStats* stats) const {
+  std::vector<std::pair<int, Value>> fed = runtime::CheckFeeds(impl_->graph, *impl_->plan, feeds);
   std::vector<int> fetch_slots = fetches.empty()
                                      ? impl_->default_fetches
                                      : runtime::ResolveFetches(impl_->graph, *impl_->plan, fetches);

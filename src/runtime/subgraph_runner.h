@@ -28,16 +28,19 @@ namespace loom::runtime {
 
 // Runs one node of `plan` on the values in `slots` (constants from the
 // plan): its inputs bound, its kernel run with `pool`, `control` and the
-// plan's ISA. Returns its outputs; throws RuntimeError when the kernel
-// returns fewer than the node has. The graph executor and RunSubgraph both
-// run nodes through it.
-std::vector<Tensor> RunPlanNode(const ExecutionPlan& plan, const PlanNode& node,
-                                const std::vector<Tensor>& slots, threading::ThreadPool* pool,
-                                const RunControl& control);
+// plan's ISA, its outputs moved into their slots. Throws RuntimeError when
+// the kernel returns fewer outputs than the node has (no slot written). A
+// tensor kernel given a sequence or an empty optional throws
+// InvalidArgumentError (type inference keeps them apart; this is the
+// run-time guard). The graph executor and RunSubgraph both run nodes
+// through it; writing only the node's own output slots, it may run
+// beside other nodes of the same step.
+void RunPlanNode(const ExecutionPlan& plan, const PlanNode& node, std::vector<Value>& slots,
+                 threading::ThreadPool* pool, const RunControl& control);
 
 // `inputs[i]` feeds the plan's input i; returns the plan's outputs in order.
-std::vector<Tensor> RunSubgraph(const ExecutionPlan& plan, std::vector<Tensor> inputs,
-                                threading::ThreadPool* pool, const RunControl& control,
-                                const std::string& where);
+std::vector<Value> RunSubgraph(const ExecutionPlan& plan, std::vector<Value> inputs,
+                               threading::ThreadPool* pool, const RunControl& control,
+                               const std::string& where);
 
 }  // namespace loom::runtime

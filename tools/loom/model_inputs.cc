@@ -100,6 +100,12 @@ Feeds BuildFeeds(const Graph& graph, std::optional<int64_t> batch,
 
   for (size_t i = 0; i < to_feed.size(); ++i) {
     const ValueInfo& input = *to_feed[i];
+    if (!input.type.is_tensor()) {
+      throw InvalidArgumentError("input '" + input.name + "' is " + input.type.to_string() +
+                                 ": the loom command feeds tensors only (sequence and optional "
+                                 "inputs are not supported here yet; Session::run_values and "
+                                 "Python's InferenceSession.run take them)");
+    }
     if (auto file = given.find(input.name); file != given.end()) {
       feeds.tensors.emplace(input.name, file->second);
       continue;

@@ -83,6 +83,13 @@ TEST(BuildFeeds, AnotherSymbolNeedsAnInputFile) {
   EXPECT_EQ(f.tensors.at("ids").shape(), Shape({3, 7}));
 }
 
+TEST(BuildFeeds, SequenceAndOptionalInputsAreRefusedClearly) {
+  const Graph g = Declaring({{"s", SequenceType({DType::kFloat32, SymbolicShape{2}})}});
+  const std::string error = ErrorOf(g, 1);
+  EXPECT_NE(error.find("input 's' is seq(float32[2])"), std::string::npos) << error;
+  EXPECT_NE(error.find("not supported here yet"), std::string::npos) << error;
+}
+
 TEST(BuildFeeds, AGivenFileBindsSymbolsForTheOtherInputs) {
   const Graph g = Declaring(
       {Input("tokens", DType::kInt64, {"B", "S"}), Input("mask", DType::kFloat32, {"B", "S"})});

@@ -385,9 +385,9 @@ class InferenceSession:
 
     def __init__(self, path_or_bytes: str | os.PathLike[str] | bytes, sess_options: SessionOptions | None = None, providers: Sequence[str | tuple[str, Mapping[str, Any]]] | None = None, provider_options: Sequence[Mapping[str, Any]] | None = None, *, intra_op_num_threads: int | None = None, inter_op_num_threads: int | None = None) -> None: ...
 
-    def run(self, output_names: Sequence[str] | None, input_feed: Mapping[str, numpy.typing.ArrayLike], run_options: RunOptions | None = None) -> list[numpy.ndarray]:
+    def run(self, output_names: Sequence[str] | None, input_feed: Mapping[str, numpy.typing.ArrayLike | None], run_options: RunOptions | None = None) -> list[numpy.ndarray | list[numpy.ndarray] | None]:
         """
-        Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list of ndarrays.
+        Runs the model: output_names (None = all outputs) and {input name: ndarray} -> list of ndarrays. As in ONNX Runtime, a sequence input takes a list of arrays and a sequence output is one; an optional input takes None (or is left out), an empty optional output is None.
         """
 
     def end_profiling(self) -> str:

@@ -22,6 +22,7 @@
 #include "graph/control_flow.h"
 #include "graph/passes/graph_edit.h"
 #include "graph/passes/passes.h"
+#include "graph/sequence_ops.h"
 #include "graph/topological_order.h"
 #include "kernels/random/random_ops.h"
 #include "kernels/reference/element_access.h"
@@ -162,6 +163,8 @@ bool FoldConstants(Graph& graph, const NodeEvaluator& evaluate) {
     // Random generators draw new values each run (unless seeded, when they
     // would fold consistently; they stay, so both forms behave alike).
     if (kernels::IsRandomOp(node.op_type)) continue;
+    // Sequences and optionals are no initializers: their ops stay.
+    if (IsSequenceOp(node.op_type)) continue;
 
     std::vector<const Tensor*> inputs;
     for (const std::string& input : node.inputs) {

@@ -13,6 +13,7 @@
 #include "loom/errors.h"
 #include "loom/onnx.h"
 #include "loom/session.h"
+#include "loom_onnx/onnx_data.pb.h"
 #include "onnx_import/conformance/unsupported_features.h"
 #include "onnx_import/tensor_proto.h"
 
@@ -105,13 +106,13 @@ class CaseRun {
   // Returns false once the verdict is set (an error or a mismatch).
   bool RunDataSet(const Session& session, const std::string& dir, size_t index) {
     const std::string stage = "data set " + std::to_string(index);
-    std::map<std::string, Tensor> feeds;
-    std::vector<std::pair<std::string, Tensor>> expected;
+    std::map<std::string, Value> feeds;
+    std::vector<std::pair<std::string, Value>> expected;
     try {
       const std::vector<std::string> input_files = DataFiles(dir, "input");
       for (size_t k = 0; k < input_files.size(); ++k) {
-        auto [name, tensor] = ReadData(input_files[k], k, inputs_, session.inputs());
-        feeds.emplace(std::move(name), std::move(tensor));
+        auto [name, value] = ReadData(input_files[k], k, inputs_, session.inputs());
+        feeds.emplace(std::move(name), std::move(value));
       }
       const std::vector<std::string> output_files = DataFiles(dir, "output");
       for (size_t k = 0; k < output_files.size(); ++k) {
@@ -127,16 +128,16 @@ class CaseRun {
     }
 
     std::vector<std::string> fetches;
-    for (const auto& [name, tensor] : expected) fetches.push_back(name);
-    std::vector<Tensor> actual;
+    for (const auto& [name, value] : expected) fetches.push_back(name);
+    std::vector<Value> actual;
     try {
-      actual = session.run(feeds, fetches);
+      actual = session.run_values(feeds, fetches);
     } catch (const std::exception& e) {
       SetError(stage + ": run", e.what());
       return false;
     }
     for (size_t k = 0; k < expected.size(); ++k) {
-      auto mismatch = CompareTensors(expected[k].second, actual[k], options_.tolerance);
+      auto mismatch = CompareValues(expected[k].second, actual[k], options_.tolerance);
       if (!mismatch) continue;
       result_.status = CaseStatus::kFailed;
       result_.reason = stage + ": output '" + expected[k].first + "': " + *mismatch;
@@ -146,11 +147,20 @@ class CaseRun {
   }
 
   // Reads <prefix>_<k>.pb and names it: its own name when it is one of
-  // `session_values`, else the k-th of `positional`.
-  std::pair<std::string, Tensor> ReadData(const std::string& path, size_t k,
-                                          const std::vector<std::string>& positional,
-                                          const std::vector<ValueInfo>& session_values) {
+  // `session_values`, else the k-th of `positional`. The k-th value's type
+  // says what the file holds: a TensorProto, or for a sequence or an
+  // optional a SequenceProto or an OptionalProto (onnx-data.proto).
+  std::pair<std::string, Value> ReadData(const std::string& path, size_t k,
+                                         const std::vector<std::string>& positional,
+                                         const std::vector<ValueInfo>& session_values) {
     const std::string file = fs::path(path).filename().string();
+    const ValueInfo* info = nullptr;
+    for (const ValueInfo& v : session_values) {
+      if (k < positional.size() && v.name == positional[k]) info = &v;
+    }
+    if (info != nullptr && !info->type.is_tensor()) {
+      return {info->name, ReadNonTensor(path, file, info->type)};
+    }
     onnx::TensorProto proto;
     if (!proto.ParseFromString(ReadFile(path))) {
       throw InvalidArgumentError(file + " is not a TensorProto");
@@ -173,8 +183,55 @@ class CaseRun {
       }
       name = positional[k];
     }
+    return {name, ReadTensor(proto, file)};
+  }
+
+  static Tensor ReadTensor(const onnx::TensorProto& proto, const std::string& file) {
+    if (!kernels::DTypeFromOnnxDataType(proto.data_type())) {
+      throw UnsupportedData{file + " has a tensor of element type " +
+                            std::to_string(proto.data_type()) + ", which Loom lacks"};
+    }
     onnx_import::ExternalDataPolicy policy{.model_dir = ""};
-    return {name, onnx_import::TensorFromProto(proto, policy, file)};
+    return onnx_import::TensorFromProto(proto, policy, file);
+  }
+
+  static Value ReadSequence(const onnx::SequenceProto& proto, const std::string& file,
+                            DType dtype) {
+    if (proto.elem_type() != onnx::SequenceProto::TENSOR && proto.tensor_values_size() == 0 &&
+        proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
+      throw UnsupportedData{file + " is a sequence of non-tensors, which Loom lacks"};
+    }
+    std::vector<Tensor> elements;
+    for (const onnx::TensorProto& tensor : proto.tensor_values()) {
+      elements.push_back(ReadTensor(tensor, file));
+    }
+    if (!elements.empty()) dtype = elements[0].dtype();
+    return Value::Sequence(dtype, std::move(elements));
+  }
+
+  static Value ReadNonTensor(const std::string& path, const std::string& file,
+                             const TensorType& type) {
+    const std::string bytes = ReadFile(path);
+    if (type.kind == ValueKind::kSequence) {
+      onnx::SequenceProto proto;
+      if (!proto.ParseFromString(bytes))
+        throw InvalidArgumentError(file + " is not a SequenceProto");
+      return ReadSequence(proto, file, type.dtype);
+    }
+    onnx::OptionalProto proto;
+    if (!proto.ParseFromString(bytes))
+      throw InvalidArgumentError(file + " is not an OptionalProto");
+    switch (proto.elem_type()) {
+      case onnx::OptionalProto::UNDEFINED:
+        return Value::None();
+      case onnx::OptionalProto::TENSOR:
+        return ReadTensor(proto.tensor_value(), file);
+      case onnx::OptionalProto::SEQUENCE:
+        return ReadSequence(proto.sequence_value(), file, type.dtype);
+      default:
+        throw UnsupportedData{file + " is an optional of " + std::to_string(proto.elem_type()) +
+                              ", which Loom lacks"};
+    }
   }
 
   const ConformanceCase& case_;

@@ -129,4 +129,24 @@ std::optional<std::string> CompareTensors(const Tensor& expected, const Tensor& 
   });
 }
 
+std::optional<std::string> CompareValues(const Value& expected, const Value& actual,
+                                         const Tolerance& tolerance) {
+  if (expected.kind() != actual.kind()) {
+    return "expected " + expected.describe() + ", got " + actual.describe();
+  }
+  if (expected.is_none()) return std::nullopt;
+  if (expected.is_tensor()) return CompareTensors(expected.tensor(), actual.tensor(), tolerance);
+  const std::vector<Tensor>& want = expected.elements();
+  const std::vector<Tensor>& got = actual.elements();
+  if (expected.element_dtype() != actual.element_dtype() || want.size() != got.size()) {
+    return "expected " + expected.describe() + ", got " + actual.describe();
+  }
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (auto mismatch = CompareTensors(want[i], got[i], tolerance)) {
+      return "element " + std::to_string(i) + ": " + *mismatch;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace loom::conformance

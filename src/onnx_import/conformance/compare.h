@@ -15,6 +15,7 @@
 #include <string>
 
 #include "loom/tensor.h"
+#include "loom/value.h"
 
 namespace loom::conformance {
 
@@ -32,5 +33,11 @@ std::optional<std::string> CompareTensors(const Tensor& expected, const Tensor& 
 
 // Whether one floating-point element is within tolerance (the rule above).
 bool CloseEnough(double expected, double actual, const Tolerance& tolerance);
+
+// CompareTensors for values (loom/value.h): the kinds must match (tensor,
+// sequence, empty optional), sequences must have the same length, and each
+// element compares as a tensor ("element 2: ..." on a mismatch).
+std::optional<std::string> CompareValues(const Value& expected, const Value& actual,
+                                         const Tolerance& tolerance = {});
 
 }  // namespace loom::conformance

@@ -45,15 +45,33 @@ void CheckType(const onnx::TypeProto& type, std::set<std::string>& out) {
     case onnx::TypeProto::kTensorType:
       CheckElementType(type.tensor_type().elem_type(), out);
       return;
-    case onnx::TypeProto::kSequenceType:
-      out.insert("sequence type");
+    case onnx::TypeProto::kSequenceType: {
+      // Loom runs sequences of tensors; a sequence of sequences or maps not.
+      const onnx::TypeProto& element = type.sequence_type().elem_type();
+      if (element.value_case() == onnx::TypeProto::kTensorType) {
+        CheckType(element, out);
+      } else if (element.value_case() != onnx::TypeProto::VALUE_NOT_SET) {
+        out.insert("sequence type");
+      }
       return;
+    }
     case onnx::TypeProto::kMapType:
       out.insert("map type");
       return;
-    case onnx::TypeProto::kOptionalType:
-      out.insert("optional type");
+    case onnx::TypeProto::kOptionalType: {
+      // Loom runs optionals of tensors and of sequences of tensors.
+      const onnx::TypeProto& held = type.optional_type().elem_type();
+      const bool supported =
+          held.value_case() == onnx::TypeProto::kTensorType ||
+          (held.value_case() == onnx::TypeProto::kSequenceType &&
+           held.sequence_type().elem_type().value_case() == onnx::TypeProto::kTensorType);
+      if (supported) {
+        CheckType(held, out);
+      } else {
+        out.insert("optional type");
+      }
       return;
+    }
     case onnx::TypeProto::kSparseTensorType:
       out.insert("sparse tensor type");
       return;

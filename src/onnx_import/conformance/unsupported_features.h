@@ -22,7 +22,9 @@ namespace loom::conformance {
 //   "opset 25 (Loom imports 1..24)" the default domain's opset
 //   "op Add version 6"              an op version without a rule (opset_adapter.h)
 //   "dtype uint16"                  a tensor element type Loom lacks
-//   "sequence type"                 non-tensor values (sequence, map, optional, sparse)
+//   "sequence type"                 a sequence of non-tensors (of sequences, of maps)
+//   "optional type"                 an optional of a map or of a sequence of non-tensors
+//   "map type", "sparse tensor type"
 //   "sparse initializer"
 // Graph inputs, outputs, value_info, initializers and Constant tensors are
 // inspected, in control flow's subgraphs too.

@@ -68,11 +68,44 @@ TEST(FindUnsupportedFeatures, ConstantAttributeTensorsAreInspected) {
 TEST(FindUnsupportedFeatures, NonTensorTypesAndSparseInitializers) {
   auto model = SingleNodeModel("Identity", {{"x"}}, {{"y"}});
   onnx::GraphProto* graph = model.mutable_graph();
-  graph->mutable_input(0)->mutable_type()->mutable_sequence_type();
-  graph->mutable_output(0)->mutable_type()->mutable_optional_type();
+  // A sequence of maps and an optional of a sequence of sequences: Loom
+  // runs neither.
+  graph->mutable_input(0)
+      ->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_map_type();
+  graph->mutable_output(0)
+      ->mutable_type()
+      ->mutable_optional_type()
+      ->mutable_elem_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_sequence_type();
   graph->add_sparse_initializer();
   EXPECT_EQ(FindUnsupportedFeatures(model),
             (Items{"optional type", "sequence type", "sparse initializer"}));
+}
+
+TEST(FindUnsupportedFeatures, SequencesAndOptionalsOfTensorsAreSupported) {
+  auto model = SingleNodeModel("Identity", {{"x"}}, {{"y"}});
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->mutable_input(0)
+      ->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::FLOAT);
+  graph->mutable_output(0)
+      ->mutable_type()
+      ->mutable_optional_type()
+      ->mutable_elem_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::COMPLEX64);
+  // Only the element type Loom lacks remains.
+  EXPECT_EQ(FindUnsupportedFeatures(model), Items{"dtype complex64"});
 }
 
 TEST(OpTypes, DistinctSortedAndQualifiedOutsideTheDefaultDomain) {
