@@ -322,6 +322,9 @@ std::vector<TensorType> InferRandomFromShape(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRandomLike(const NodeTypeContext& ctx);
 std::vector<TensorType> InferBernoulli(const NodeTypeContext& ctx);
 std::vector<TensorType> InferMultinomial(const NodeTypeContext& ctx);
+// The loss functions (kernels/loss/loss_functions.h).
+std::vector<TensorType> InferNegativeLogLikelihoodLoss(const NodeTypeContext& ctx);
+std::vector<TensorType> InferSoftmaxCrossEntropyLoss(const NodeTypeContext& ctx);
 std::vector<TensorType> InferStringNormalizer(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRegexFullMatch(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx);

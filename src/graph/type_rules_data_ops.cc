@@ -92,6 +92,39 @@ std::vector<TensorType> InferMultinomial(const NodeTypeContext& ctx) {
   return {TensorType{code == 6 ? DType::kInt32 : DType::kInt64, shape}};
 }
 
+namespace {
+
+// The loss's type: the input's dtype; [N, d1..dk] for reduction none (the
+// input's shape without axis 1), a scalar otherwise.
+TensorType LossType(const NodeTypeContext& ctx) {
+  ctx.CheckDTypeIn(1, {DType::kInt32, DType::kInt64});
+  if (ctx.num_inputs() > 2 && !ctx.node().inputs[2].empty()) ctx.CheckSameDType(2, 0);
+  const std::string reduction = ctx.GetString("reduction", "mean");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean") {
+    ctx.Fail("attribute 'reduction' = \"" + reduction + "\" is not none, sum or mean");
+  }
+  if (reduction != "none") return TensorType{ctx.input(0).dtype, SymbolicShape{}};
+  std::optional<SymbolicShape> shape = ctx.input_shape(0);
+  if (shape) {
+    if (shape->size() < 2) ctx.Fail("input " + ctx.Describe(0) + " must have rank >= 2");
+    shape->erase(shape->begin() + 1);
+  }
+  return TensorType{ctx.input(0).dtype, shape};
+}
+
+}  // namespace
+
+std::vector<TensorType> InferNegativeLogLikelihoodLoss(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  return {LossType(ctx)};
+}
+
+// SoftmaxCrossEntropyLoss: the loss, and log_prob with the scores' type.
+std::vector<TensorType> InferSoftmaxCrossEntropyLoss(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 3);
+  return {LossType(ctx), ctx.input(0)};
+}
+
 // StringSplit(X) -> Y: X's shape plus the most pieces (unknown); Z: X's shape.
 std::vector<TensorType> InferStringSplit(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(1, 1);

@@ -12,6 +12,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/elementwise_bitwise.h"
 #include "kernels/elementwise_math.h"
+#include "kernels/loss/loss_functions.h"
 #include "kernels/matmul.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/normalization.h"
@@ -235,6 +236,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"NchwcReorderInput", kF32, kPortable, NchwcReorderInputKernel},
     {"NchwcReorderOutput", kF32, kPortable, NchwcReorderOutputKernel},
     {"Neg", kFloats | kI8 | kI16 | kI32 | kI64, kPortable, NegKernel},
+    {"NegativeLogLikelihoodLoss", kFloats, kPortable, NegativeLogLikelihoodLossKernel},
     {"NonMaxSuppression", kF32, kPortable, NonMaxSuppressionKernel},
     {"NonZero", kAll, kPortable, NonZeroKernel},
     {"Not", kBool, kPortable, NotKernel},
@@ -297,6 +299,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Size", kAllAndStr, kPortable, SizeKernel},
     {"Slice", kAllAndStr, kPortable, WithStrings<SliceKernel, 1, 1>},
     {"Softmax", kF32 | kF64, kPortableAvx2, SoftmaxKernel},
+    {"SoftmaxCrossEntropyLoss", kFloats, kPortable, SoftmaxCrossEntropyLossKernel},
     {"Softplus", kFloats, kPortable, SoftplusKernel},
     {"Softsign", kFloats, kPortable, SoftsignKernel},
     {"SpaceToDepth", kAll, kPortable, SpaceToDepthKernel},
