@@ -159,3 +159,27 @@ def test_hostile_regex_pattern_finishes_and_bad_one_is_an_error():
     assert y.tolist() == [False]
     with pytest.raises(loom.errors.InvalidArgumentError, match="not valid RE2"):
         loom.InferenceSession(regex_model("(unclosed")).run(None, {"x": text(["a"])})
+
+
+def test_tfidf_vectorizer_matches_onnxruntime():
+    # A scikit-learn style text front end: StringSplit into words, then
+    # unigram and bigram (skip 1) TF-IDF over a string vocabulary.
+    vocab = ["cat", "sat", "mat", "the", "cat", "sat", "the", "cat", "sat", "mat"]
+    data = model(
+        [helper.make_node("StringSplit", ["x"], ["words", "n"]),
+         helper.make_node("TfIdfVectorizer", ["words"], ["y"], mode="TFIDF", min_gram_length=1,
+                          max_gram_length=2, max_skip_count=1, ngram_counts=[0, 4],
+                          ngram_indexes=[3, 0, 1, 2, 4, 5, 6], pool_strings=vocab,
+                          weights=[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5])],
+        [helper.make_tensor_value_info("x", STRING, [3])],
+        [helper.make_tensor_value_info("y", FLOAT, [3, 7])])
+    out = run_both(data, {"x": text(["the cat sat on the mat", "cat cat sat", "dog"])})
+    assert out[0][2].tolist() == [0.0] * 7
+    # Integer tokens, 1-D, IDF without weights.
+    data = model(
+        [helper.make_node("TfIdfVectorizer", ["x"], ["y"], mode="IDF", min_gram_length=2,
+                          max_gram_length=2, max_skip_count=3, ngram_counts=[0, 0],
+                          ngram_indexes=[0, 1], pool_int64s=[1, 2, 2, 1])],
+        [helper.make_tensor_value_info("x", INT64, [6])],
+        [helper.make_tensor_value_info("y", FLOAT, [2])])
+    run_both(data, {"x": np.array([1, 5, 2, 2, 9, 1], dtype=np.int64)})

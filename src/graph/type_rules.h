@@ -327,6 +327,7 @@ std::vector<TensorType> InferNegativeLogLikelihoodLoss(const NodeTypeContext& ct
 std::vector<TensorType> InferSoftmaxCrossEntropyLoss(const NodeTypeContext& ctx);
 std::vector<TensorType> InferStringNormalizer(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRegexFullMatch(const NodeTypeContext& ctx);
+std::vector<TensorType> InferTfIdfVectorizer(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCenterCropPad(const NodeTypeContext& ctx);
 std::vector<TensorType> InferCol2Im(const NodeTypeContext& ctx);
 std::vector<TensorType> InferTensorScatter(const NodeTypeContext& ctx);

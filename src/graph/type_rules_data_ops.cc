@@ -151,6 +151,29 @@ std::vector<TensorType> InferStringNormalizer(const NodeTypeContext& ctx) {
   ctx.Fail("input " + ctx.Describe(0) + " must have shape [C] or [1, C]");
 }
 
+// TfIdfVectorizer([C] or [N, C]) -> float32 [W] or [N, W], W =
+// max(ngram_indexes) + 1.
+std::vector<TensorType> InferTfIdfVectorizer(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(1, 1);
+  const bool strings = ctx.has_attribute("pool_strings");
+  if (strings == ctx.has_attribute("pool_int64s")) {
+    ctx.Fail("exactly one of the attributes 'pool_int64s' and 'pool_strings' must be set");
+  }
+  if (strings) {
+    ctx.CheckDTypeIn(0, {DType::kString});
+  } else {
+    ctx.CheckDTypeIn(0, {DType::kInt32, DType::kInt64});
+  }
+  const std::vector<int64_t> indexes = ctx.GetInts("ngram_indexes", {});
+  if (indexes.empty()) ctx.Fail("attribute 'ngram_indexes' is missing or empty");
+  const int64_t width = *std::max_element(indexes.begin(), indexes.end()) + 1;
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  if (!x) return {TensorType{DType::kFloat32, std::nullopt}};
+  if (x->size() == 1) return {TensorType{DType::kFloat32, SymbolicShape{width}}};
+  if (x->size() == 2) return {TensorType{DType::kFloat32, SymbolicShape{(*x)[0], width}}};
+  ctx.Fail("input " + ctx.Describe(0) + " must have shape [C] or [N, C]");
+}
+
 std::vector<TensorType> InferRegexFullMatch(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(1, 1);
   ctx.CheckDTypeIn(0, {DType::kString});

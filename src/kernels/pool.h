@@ -24,6 +24,9 @@
 // LpPool -> {Y}. y = (sum over the window of |x|^p)^(1/p), attribute p
 //   (default 2, >= 1); padding adds nothing. dtypes float32, float64,
 //   float16 and bfloat16 (through float32); sums in double (pool_lp.cc).
+// GlobalLpPool -> {Y} of shape N x C x 1 x ... x 1: LpPool with the whole
+//   spatial extent as its window (attribute p, default 2, >= 1); an empty
+//   spatial extent gives 0. dtypes as LpPool; X needs rank >= 3.
 // GlobalMaxPool, GlobalAveragePool -> {Y} of shape N x C x 1 x ... x 1.
 //   dtypes float32, float64; X needs rank >= 2 and a non-empty spatial
 //   extent (rank 2, no spatial axes, copies X).
@@ -49,6 +52,8 @@ std::vector<Tensor> MaxPoolKernel(const KernelContext& ctx, const Attributes& at
                                   KernelInputs inputs);
 std::vector<Tensor> AveragePoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                       KernelInputs inputs);
+std::vector<Tensor> GlobalLpPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs);
 std::vector<Tensor> LpPoolKernel(const KernelContext& ctx, const Attributes& attrs,
                                  KernelInputs inputs);
 std::vector<Tensor> GlobalMaxPoolKernel(const KernelContext& ctx, const Attributes& attrs,

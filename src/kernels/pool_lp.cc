@@ -102,4 +102,30 @@ std::vector<Tensor> LpPoolKernel(const KernelContext& ctx, const Attributes& att
   return {y};
 }
 
+std::vector<Tensor> GlobalLpPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                       KernelInputs inputs) {
+  constexpr std::string_view kGlobal = "GlobalLpPool";
+  CheckInputCount(kGlobal, inputs, 1, 1);
+  const Tensor& x = RequiredInput(kGlobal, inputs, 0, "X");
+  CheckDType(kGlobal, "X", x,
+             {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16});
+  const int64_t p = attrs.get_int("p", 2);
+  if (p < 1)
+    ThrowKernelError(kGlobal, "attribute 'p' must be >= 1 (got " + std::to_string(p) + ")");
+  if (x.shape().rank() < 3) {
+    ThrowKernelError(kGlobal, "input 'X' must have rank >= 3 ([N, C, spatial...]), got shape " +
+                                  x.shape().to_string());
+  }
+  const std::vector<int64_t>& dims = x.shape().dims();
+  std::vector<int64_t> out_dims(dims.size(), 1);
+  out_dims[0] = dims[0];
+  out_dims[1] = dims[1];
+  const std::vector<int64_t> spatial(dims.begin() + 2, dims.end());
+  if (std::find(spatial.begin(), spatial.end(), 0) != spatial.end()) {
+    return {Tensor(x.dtype(), Shape(std::move(out_dims)))};  // zeros: the root of an empty sum
+  }
+  const Attributes window = Attributes().set("p", p).set("kernel_shape", spatial);
+  return LpPoolKernel(ctx, window, inputs);
+}
+
 }  // namespace loom::kernels

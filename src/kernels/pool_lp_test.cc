@@ -1,4 +1,4 @@
-// LpPool: hand-computed windows, the plain reference over strides, pads,
+// LpPool and GlobalLpPool: hand-computed windows, the plain reference over strides, pads,
 // dilations and p at 1, 2, 3 and 7 threads (bit-identical), auto_pad and
 // ceil_mode output shapes, errors.
 #include <gtest/gtest.h>
@@ -93,6 +93,51 @@ TEST(LpPool, Errors) {
             "LpPool: attribute 'p' must be >= 1 (got 0)");
   EXPECT_NE(KernelErrorOf(LpPoolKernel, {&i}, k2).find("LpPool: input 'X'"), std::string::npos);
   EXPECT_NE(KernelErrorOf(LpPoolKernel, {&x}).find("LpPool:"), std::string::npos);
+}
+
+TEST(GlobalLpPool, WholePlaneByHandAndEdges) {
+  // [1, 2, 2, 2]: channel 0 sqrt(1 + 4 + 4 + 16) = 5; channel 1 with p = 1
+  // below: |-1| + 2 + |-3| + 4 = 10.
+  const Tensor x = Tensor::from_vector<float>({1, 2, 2, 2}, {1, -2, 2, 4, -1, 2, -3, 4});
+  const Tensor l2 = CallSingleOutput(GlobalLpPoolKernel, {&x}, Attributes());
+  EXPECT_EQ(l2.shape(), Shape({1, 2, 1, 1}));
+  EXPECT_FLOAT_EQ(TensorValues<float>(l2)[0], 5.0f);
+  EXPECT_FLOAT_EQ(TensorValues<float>(l2)[1], std::sqrt(30.0f));
+  const Tensor l1 = CallSingleOutput(GlobalLpPoolKernel, {&x}, Attributes().set("p", int64_t{1}));
+  EXPECT_EQ(TensorValues<float>(l1), (std::vector<float>{9, 10}));
+  // An empty plane: the root of an empty sum.
+  const Tensor empty = Tensor::from_vector<float>({1, 2, 0, 3}, {});
+  EXPECT_EQ(TensorValues<float>(CallSingleOutput(GlobalLpPoolKernel, {&empty}, Attributes())),
+            (std::vector<float>{0, 0}));
+  const Tensor flat = Tensor::from_vector<float>({1, 2}, {1, 2});
+  EXPECT_NE(KernelErrorOf(GlobalLpPoolKernel, {&flat}, Attributes()).find("GlobalLpPool: "),
+            std::string::npos);
+  EXPECT_NE(KernelErrorOf(GlobalLpPoolKernel, {&x}, Attributes().set("p", int64_t{0}))
+                .find("GlobalLpPool: attribute 'p'"),
+            std::string::npos);
+}
+
+TEST(GlobalLpPool, MatchesTheReferenceWithTheWholePlaneAsWindow) {
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{2, 3, 7}, {1, 4, 5, 6}, {2, 1, 3, 2, 4}}) {
+    const Tensor x = RandomTensor(DType::kFloat64, Shape(dims), 11);
+    const std::vector<int64_t> spatial(dims.begin() + 2, dims.end());
+    for (int64_t p : {1, 2, 3}) {
+      const Tensor expected =
+          LpPoolReference(x, spatial, std::vector<int64_t>(spatial.size(), 1),
+                          std::vector<int64_t>(2 * spatial.size(), 0),
+                          std::vector<int64_t>(spatial.size(), 1), static_cast<int>(p));
+      const Attributes attrs = Attributes().set("p", p);
+      const Tensor first = CallSingleOutput(GlobalLpPoolKernel, {&x}, attrs);
+      EXPECT_TENSORS_NEAR(first, expected, 1e-12, 1e-12);
+      for (int threads : kThreadCounts) {
+        auto pool = PoolWithThreads(threads);
+        EXPECT_TRUE(
+            BitwiseEqual(CallSingleOutput(GlobalLpPoolKernel, {&x}, attrs, pool.get()), first))
+            << "p " << p << " threads " << threads;
+      }
+    }
+  }
 }
 
 }  // namespace

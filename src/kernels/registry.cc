@@ -27,6 +27,7 @@
 #include "kernels/shape_ops_data.h"
 #include "kernels/signal/signal.h"
 #include "kernels/strings/string_ops.h"
+#include "kernels/strings/tfidf_vectorizer.h"
 #include "kernels/transformer/transformer.h"
 #include "kernels/vision/vision.h"
 #include "loom/errors.h"
@@ -177,6 +178,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Gelu", kFloats, kAllIsas, GeluKernel},
     {"Gemm", kF32, kAllIsas, GemmKernel, PrepareGemm},
     {"GlobalAveragePool", kF32 | kF64, kPortableAvx2, GlobalAveragePoolKernel},
+    {"GlobalLpPool", kFloats, kPortable, GlobalLpPoolKernel},
     {"GlobalMaxPool", kF32 | kF64, kPortableAvx2, GlobalMaxPoolKernel},
     {"Greater", kNumeric, kPortable, GreaterKernel},
     {"GreaterOrEqual", kNumeric, kPortable, GreaterOrEqualKernel},
@@ -315,6 +317,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"Tan", kFloats, kPortable, TanKernel},
     {"Tanh", kFloats, kAllIsas, TanhKernel},
     {"TensorScatter", kAll, kPortable, TensorScatterKernel},
+    {"TfIdfVectorizer", kI32 | kI64 | kStr, kPortable, TfIdfVectorizerKernel},
     {"ThresholdedRelu", kFloats, kPortable, ThresholdedReluKernel},
     {"Tile", kAllAndStr, kPortable, WithStrings<TileKernel, 1, 1>},
     {"TopK", kNumeric, kPortable, TopKKernel},

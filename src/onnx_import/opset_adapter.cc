@@ -289,7 +289,7 @@ void LpPoolFloatPToInt(OpsetAdapter& adapter, size_t index) {
   if (it == node.attributes.end() || !std::holds_alternative<float>(it->second)) return;
   const float p = std::get<float>(it->second);
   if (!(p >= 1.0f && p <= 1e6f) || p != static_cast<float>(static_cast<int64_t>(p))) {
-    throw InvalidArgumentError("node '" + node.name + "' (LpPool version 1): p = " +
+    throw InvalidArgumentError("node '" + node.name + "' (" + node.op_type + " version 1): p = " +
                                std::to_string(p) + " is not supported (only whole p >= 1)");
   }
   it->second = static_cast<int64_t>(p);
@@ -627,6 +627,8 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Gemm", 6, 6, DropGemmBroadcast, "broadcast = 1 is version 7's rule; 0 a case of it"},
     {"Gemm", 7, 13, nullptr, "C optional from 11; types"},
     {"GlobalAveragePool", 1, 22, nullptr, kTypesOnly},
+    {"GlobalLpPool", 1, 1, LpPoolFloatPToInt, "p is a float: whole values read as version 2's int"},
+    {"GlobalLpPool", 2, 22, nullptr, kTypesOnly},
     {"GlobalMaxPool", 1, 22, nullptr, kTypesOnly},
     {"Greater", 7, 13, nullptr, kTypesOnly},
     {"GreaterOrEqual", 12, 16, nullptr, kTypesOnly},
@@ -811,6 +813,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"Tan", 7, 22, nullptr, kTypesOnly},
     {"Tanh", 6, 13, nullptr, kTypesOnly},
     {"TensorScatter", 24, 24, nullptr, kNewest},
+    {"TfIdfVectorizer", 9, 9, nullptr, kNewest},
     {"ThresholdedRelu", 10, 22, nullptr, kTypesOnly},
     {"Tile", 6, 13, nullptr, kTypesOnly},
     {"TopK", 1, 1, TopKAttributeToInput, "k is an attribute until 10: moved to input 1"},

@@ -110,13 +110,13 @@ TEST_F(CaseRunnerTest, ShapeAndDTypeOfExpectedOutputMustMatch) {
 }
 
 TEST_F(CaseRunnerTest, OpWithoutKernelIsUnsupported) {
-  WriteCase(dir_.string(), SingleNodeModel("TfIdfVectorizer", {{"x"}}, {{"y"}}),
+  WriteCase(dir_.string(), SingleNodeModel("ImageDecoder", {{"x"}}, {{"y"}}),
             {{{Proto(Floats({1}))}, {Proto(Floats({1}))}}});
   CaseResult result = Run();
   EXPECT_EQ(result.status, CaseStatus::kUnsupported) << result.reason;
-  EXPECT_EQ(result.reason, "op TfIdfVectorizer");
-  EXPECT_EQ(result.unsupported, std::vector<std::string>{"op TfIdfVectorizer"});
-  EXPECT_EQ(result.op_types, std::vector<std::string>{"TfIdfVectorizer"});
+  EXPECT_EQ(result.reason, "op ImageDecoder");
+  EXPECT_EQ(result.unsupported, std::vector<std::string>{"op ImageDecoder"});
+  EXPECT_EQ(result.op_types, std::vector<std::string>{"ImageDecoder"});
 }
 
 TEST_F(CaseRunnerTest, OpVersionWithoutARuleIsUnsupported) {
