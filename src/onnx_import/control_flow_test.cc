@@ -646,8 +646,8 @@ TEST(ControlFlowRun, ScanSlicesAndStacksStrings) {
     ASSERT_EQ(got[1].shape(), Shape({2, 3}));
     const std::string* steps = got[1].data<std::string>();
     EXPECT_EQ(std::vector<std::string>(steps, steps + 6),
-              (std::vector<std::string>{">a", ">ab", ">abc", long_prefix + "x",
-                                        long_prefix + "xy", long_prefix + "xyz"}));
+              (std::vector<std::string>{">a", ">ab", ">abc", long_prefix + "x", long_prefix + "xy",
+                                        long_prefix + "xyz"}));
   }
 }
 
