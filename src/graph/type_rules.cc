@@ -249,6 +249,7 @@ constexpr auto kTypeRules = std::to_array<TypeRule>({
     {"MatMulInteger", InferMatMulInteger},
     {"Max", InferVariadic},
     {"MaxPool", InferMaxPool},
+    {"MaxRoiPool", InferMaxRoiPool},
     {"MaxUnpool", InferMaxUnpool},
     {"Mean", InferVariadic},
     {"MeanVarianceNormalization", InferUnary},

@@ -290,6 +290,7 @@ std::vector<TensorType> InferGridSample(const NodeTypeContext& ctx);
 std::vector<TensorType> InferNonMaxSuppression(const NodeTypeContext& ctx);
 std::vector<TensorType> InferAffineGrid(const NodeTypeContext& ctx);
 std::vector<TensorType> InferRoiAlign(const NodeTypeContext& ctx);
+std::vector<TensorType> InferMaxRoiPool(const NodeTypeContext& ctx);
 std::vector<TensorType> InferDeformConv(const NodeTypeContext& ctx);
 std::vector<TensorType> InferEinsum(const NodeTypeContext& ctx);
 

@@ -131,6 +131,24 @@ std::vector<TensorType> InferAffineGrid(const NodeTypeContext& ctx) {
   return {TensorType{dtype, std::nullopt}};
 }
 
+// MaxRoiPool(X [N, C, H, W], rois [R, 5]) -> [R, C, PH, PW].
+std::vector<TensorType> InferMaxRoiPool(const NodeTypeContext& ctx) {
+  ctx.CheckInputCount(2, 2);
+  ctx.CheckDTypeIn(0, {DType::kFloat32, DType::kFloat64});
+  ctx.CheckSameDType(1, 0);
+  ctx.CheckRank(0, 4);
+  ctx.CheckRank(1, 2);
+  const std::vector<int64_t> pooled = ctx.GetInts("pooled_shape", {});
+  if (pooled.size() != 2 || pooled[0] < 1 || pooled[1] < 1) {
+    ctx.Fail("attribute 'pooled_shape' must be two positive sizes");
+  }
+  const std::optional<SymbolicShape>& x = ctx.input_shape(0);
+  const std::optional<SymbolicShape>& rois = ctx.input_shape(1);
+  return {TensorType{ctx.input(0).dtype,
+                     SymbolicShape{rois ? (*rois)[0] : ctx.UnknownDim(),
+                                   x ? (*x)[1] : ctx.UnknownDim(), pooled[0], pooled[1]}}};
+}
+
 // RoiAlign(X [N, C, H, W], rois [R, 4], batch_indices [R]) -> [R, C, oh, ow].
 std::vector<TensorType> InferRoiAlign(const NodeTypeContext& ctx) {
   ctx.CheckInputCount(3, 3);

@@ -218,6 +218,7 @@ constexpr auto kRegistry = std::to_array<KernelRegistration>({
     {"MatMulInteger", kI8 | kU8, kPortableAvx2, MatMulIntegerKernel},
     {"Max", kNumeric, kPortable, MaxKernel},
     {"MaxPool", kF32 | kF64 | kI8 | kU8, kPortableAvx2, MaxPoolKernel},
+    {"MaxRoiPool", kF32 | kF64, kPortable, MaxRoiPoolKernel},
     {"MaxUnpool", kFloats, kPortable, MaxUnpoolKernel},
     {"Mean", kFloats, kPortable, MeanKernel},
     {"MeanVarianceNormalization", kFloats, kPortable, MeanVarianceNormalizationKernel},

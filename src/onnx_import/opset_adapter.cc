@@ -673,6 +673,7 @@ constexpr auto kRules = std::to_array<OpVersionRule>({
     {"MatMulInteger", 10, 10, nullptr, kNewest},
     {"Max", 6, 13, nullptr, kNoBroadcast},
     {"MaxPool", 1, 22, nullptr, kPoolAttributes},
+    {"MaxRoiPool", 1, 22, nullptr, kTypesOnly},
     {"MaxUnpool", 9, 22, nullptr, kTypesOnly},
     {"Mean", 6, 13, nullptr, kNoBroadcast},
     {"MeanVarianceNormalization", 9, 13, nullptr, kTypesOnly},

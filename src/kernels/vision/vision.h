@@ -55,6 +55,18 @@ std::vector<Tensor> AffineGridKernel(const KernelContext& ctx, const Attributes&
 std::vector<Tensor> RoiAlignKernel(const KernelContext& ctx, const Attributes& attrs,
                                    KernelInputs inputs);
 
+// MaxRoiPool (ONNX 1, 22): X [N, C, H, W], rois [R, 5] (batch index, x1,
+// y1, x2, y2; X's dtype) -> [R, C, PH, PW] (pooled_shape): Fast R-CNN's
+// region max pooling as Caffe and ONNX Runtime define it. Box corners are
+// round(v * spatial_scale) (half away from zero), the box is x2 - x1 + 1
+// by y2 - y1 + 1 pixels (at least 1), bin i of PH covers rows
+// [floor(i * h / PH), ceil((i + 1) * h / PH)) from y1 clipped to the image,
+// and an empty bin gives 0. A batch index outside [0, N) or not whole, or a
+// coordinate that is not finite, is an InvalidArgumentError. Parallel over
+// (region, channel).
+std::vector<Tensor> MaxRoiPoolKernel(const KernelContext& ctx, const Attributes& attrs,
+                                     KernelInputs inputs);
+
 struct RoiAlignOptions {
   bool max_mode = false;
   bool half_pixel = true;
