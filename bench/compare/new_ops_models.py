@@ -9,6 +9,10 @@ repository):
                    Linear, tokens [4, 50]; exported by PyTorch (Debian's
                    python3-torch under /usr/bin/python3), opset 14
   gru_seq          GRU (hidden 100) -> Linear, x [60, 3, 40]; the same
+  rnn_loop         a TorchScript loop (torch.jit.script): an RNN cell
+                   (Linear, Linear, Tanh) run `steps` times with an `if` on
+                   the state's sum in the body, xs [4, 16], steps 20;
+                   exported as Loop + If, opset 14
   resnet18_qdq     the shared ResNet-18 quantized statically by
                    onnxruntime.quantization (QDQ, uint8 activations, int8
                    weights, 4 random calibration inputs)
@@ -54,6 +58,25 @@ class Seq(torch.nn.Module):
     def forward(self, x):
         y, h = self.gru(x)
         return self.fc(y), h
+class Loop(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x2h = torch.nn.Linear(16, 64)
+        self.h2h = torch.nn.Linear(64, 64)
+    def forward(self, xs: torch.Tensor, steps: torch.Tensor):
+        h = torch.zeros(xs.shape[0], 64)
+        for _ in range(int(steps)):
+            h = torch.tanh(self.x2h(xs) + self.h2h(h))
+            if bool(h.sum() > 0):
+                h = h * 0.5
+            else:
+                h = h + 0.25
+        return h
+loop = torch.jit.script(Loop().eval())
+xs, steps = torch.randn(4, 16), torch.tensor(20)
+torch.onnx.export(loop, (xs, steps), f"{out}/rnn_loop.onnx", input_names=["xs", "steps"],
+                  output_names=["h"], opset_version=14)
+np.savez(f"{out}/rnn_loop.inputs.npz", xs=xs.numpy(), steps=steps.numpy())
 tokens = torch.randint(0, 1000, (4, 50))
 x = torch.randn(60, 3, 40)
 for name, model, args, names, axes in [
@@ -69,8 +92,11 @@ for name, model, args, names, axes in [
 
 def export(out):
     out.mkdir(parents=True, exist_ok=True)
-    if not (out / "gru_seq.onnx").exists():
-        subprocess.run(["/usr/bin/python3", "-c", EXPORT, str(out)], check=True)
+    if not (out / "rnn_loop.onnx").exists():
+        # From a file: torch.jit.script reads the module's source.
+        script = out / "export_models.py"
+        script.write_text(EXPORT)
+        subprocess.run(["/usr/bin/python3", str(script), str(out)], check=True)
     q = out / "resnet18_qdq.onnx"
     if not q.exists() and (SHARED / "resnet18.onnx").exists():
         from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
@@ -119,12 +145,14 @@ def main():
     print("| model | max abs diff Loom vs ORT (largest |output|) | intra | Loom ms | ORT ms | "
           "Loom/ORT |")
     print("|---|---|---|---|---|---|")
-    for name in ("lstm_classifier", "gru_seq", "resnet18_qdq"):
+    for name in ("lstm_classifier", "gru_seq", "rnn_loop", "resnet18_qdq"):
         model = out / f"{name}.onnx"
         if not model.exists():
             print(f"| {name} | not exported (shared models or torch missing) | | | | |")
             continue
-        x = np.load(out / f"{name}.input.npy")
+        several = out / f"{name}.inputs.npz"
+        feeds = (dict(np.load(several)) if several.exists()
+                 else {"": np.load(out / f"{name}.input.npy")})
         for intra in (1, 2):
             lo = loom.SessionOptions()
             lo.intra_op_num_threads, lo.inter_op_num_threads = intra, 1
@@ -132,7 +160,8 @@ def main():
             so = ort.SessionOptions()
             so.intra_op_num_threads, so.inter_op_num_threads = intra, 1
             os_ = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
-            feeds = {ls.get_inputs()[0].name: x}
+            if "" in feeds:
+                feeds = {ls.get_inputs()[0].name: feeds[""]}
             diff = max(float(np.max(np.abs(a - b)))
                        for a, b in zip(ls.run(None, feeds), os_.run(None, feeds)))
             scale = max(float(np.max(np.abs(b))) for b in os_.run(None, feeds))
