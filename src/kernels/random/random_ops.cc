@@ -106,6 +106,16 @@ Tensor NormalTensor(DType dtype, const Shape& shape, const Attributes& attrs) {
   return Fill(dtype, shape, gen, [&](std::mt19937_64& g) { return mean + scale * normal.Next(g); });
 }
 
+// The *Like ops' output dtype: attribute 'dtype', else the input's, which
+// must then be a float type.
+DType LikeDType(std::string_view op, const Attributes& attrs, const Tensor& like) {
+  if (!attrs.has("dtype") && !dtype_is_float(like.dtype())) {
+    ThrowKernelError(op, "input has dtype " + std::string(dtype_name(like.dtype())) +
+                             "; without attribute 'dtype' the output needs a float input");
+  }
+  return FloatDType(op, attrs, dtype_is_float(like.dtype()) ? like.dtype() : DType::kFloat32);
+}
+
 }  // namespace
 
 bool IsRandomOp(std::string_view op) {
@@ -133,12 +143,7 @@ std::vector<Tensor> RandomUniformLikeKernel(const KernelContext&, const Attribut
   constexpr std::string_view kOp = "RandomUniformLike";
   CheckInputCount(kOp, inputs, 1, 1);
   const Tensor& like = RequiredInput(kOp, inputs, 0, "input");
-  const DType fallback = dtype_is_float(like.dtype()) ? like.dtype() : DType::kFloat32;
-  if (!attrs.has("dtype") && !dtype_is_float(like.dtype())) {
-    ThrowKernelError(kOp, "input has dtype " + std::string(dtype_name(like.dtype())) +
-                              "; without attribute 'dtype' the output needs a float input");
-  }
-  return {UniformTensor(FloatDType(kOp, attrs, fallback), like.shape(), attrs)};
+  return {UniformTensor(LikeDType(kOp, attrs, like), like.shape(), attrs)};
 }
 
 std::vector<Tensor> RandomNormalLikeKernel(const KernelContext&, const Attributes& attrs,
@@ -146,12 +151,7 @@ std::vector<Tensor> RandomNormalLikeKernel(const KernelContext&, const Attribute
   constexpr std::string_view kOp = "RandomNormalLike";
   CheckInputCount(kOp, inputs, 1, 1);
   const Tensor& like = RequiredInput(kOp, inputs, 0, "input");
-  const DType fallback = dtype_is_float(like.dtype()) ? like.dtype() : DType::kFloat32;
-  if (!attrs.has("dtype") && !dtype_is_float(like.dtype())) {
-    ThrowKernelError(kOp, "input has dtype " + std::string(dtype_name(like.dtype())) +
-                              "; without attribute 'dtype' the output needs a float input");
-  }
-  return {NormalTensor(FloatDType(kOp, attrs, fallback), like.shape(), attrs)};
+  return {NormalTensor(LikeDType(kOp, attrs, like), like.shape(), attrs)};
 }
 
 std::vector<Tensor> BernoulliKernel(const KernelContext&, const Attributes& attrs,
