@@ -1,10 +1,10 @@
 #include "kernels/loss/loss_functions.h"
 
-#include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "kernels/half_float.h"
+#include "kernels/normalization.h"
 #include "kernels/reference/element_access.h"
 #include "loom/errors.h"
 
@@ -21,8 +21,8 @@ Reduction ReadReduction(std::string_view op, const Attributes& attrs) {
   ThrowKernelError(op, "reduction is \"" + reduction + "\"; it must be none, sum or mean");
 }
 
-// The negative log-likelihood of `log_prob` (read through `at(n, c, d)`) at
-// the targets, as loss.h states it; `name` is the target input's name.
+// The negative log-likelihood of `log_prob` [N, C, ...] at the targets, as
+// loss_functions.h states it; `name` is the target input's name.
 Tensor Nll(std::string_view op, const Tensor& log_prob, const Tensor& target, const Tensor* weight,
            const Attributes& attrs, const char* name) {
   const Shape& shape = log_prob.shape();
@@ -106,30 +106,21 @@ std::vector<Tensor> SoftmaxCrossEntropyLossKernel(const KernelContext& ctx, cons
   const Tensor& scores = RequiredInput(kOp, inputs, 0, "scores");
   CheckFloat(kOp, scores);
   const Tensor& labels = RequiredInput(kOp, inputs, 1, "labels");
-  const Shape& shape = scores.shape();
-  if (shape.rank() < 2) {
-    ThrowKernelError(kOp, "scores has shape " + shape.to_string() + "; it must be [N, C, ...]");
+  if (scores.shape().rank() < 2) {
+    ThrowKernelError(kOp,
+                     "scores has shape " + scores.shape().to_string() + "; it must be [N, C, ...]");
   }
-  // log_prob = LogSoftmax(scores, axis 1), in double per (n, d).
-  const int64_t n_count = shape.dims()[0];
-  const int64_t classes = shape.dims()[1];
-  const int64_t inner = classes == 0 || n_count == 0 ? 0 : shape.num_elements() / n_count / classes;
-  Tensor log_prob = Tensor::uninitialized(scores.dtype(), shape);
-  for (int64_t n = 0; n < n_count; ++n) {
-    for (int64_t d = 0; d < inner; ++d) {
-      const auto at = [&](int64_t c) { return (n * classes + c) * inner + d; };
-      double top = -std::numeric_limits<double>::infinity();
-      for (int64_t c = 0; c < classes; ++c) top = std::max(top, ReadElementAsDouble(scores, at(c)));
-      double sum = 0;
-      for (int64_t c = 0; c < classes; ++c)
-        sum += std::exp(ReadElementAsDouble(scores, at(c)) - top);
-      const double log_sum = top + std::log(sum);
-      for (int64_t c = 0; c < classes; ++c) {
-        WriteElementFromDouble(log_prob, at(c), ReadElementAsDouble(scores, at(c)) - log_sum);
-      }
-    }
-  }
+  // log_prob = LogSoftmax(scores, axis 1), by the LogSoftmax kernel (float16
+  // and bfloat16 through float32, narrowed at the end).
+  const bool narrow = ComputesInFloat32(scores.dtype());
+  const Tensor wide = narrow ? WidenToFloat32(scores) : scores;
+  const Tensor* softmax_inputs[] = {&wide};
+  Tensor log_prob = LogSoftmaxKernel(ctx, Attributes().set("axis", int64_t{1}), softmax_inputs)[0];
   Tensor loss = Nll(kOp, log_prob, labels, OptionalInput(inputs, 2), attrs, "labels");
+  if (narrow) {
+    loss = NarrowFromFloat32(loss, scores.dtype());
+    if (ctx.num_outputs != 1) log_prob = NarrowFromFloat32(log_prob, scores.dtype());
+  }
   if (ctx.num_outputs == 1) return {std::move(loss)};
   return {std::move(loss), std::move(log_prob)};
 }

@@ -10,10 +10,11 @@
 //    element is ignored, as ONNX's reference gives). A target outside
 //    [0, C) that is not ignore_index is an InvalidArgumentError.
 //  - SoftmaxCrossEntropyLoss(scores [N, C, d1..dk], labels, weights): the
-//    same loss on log_prob = LogSoftmax(scores, axis 1), which is the
-//    optional second output.
-// Sums run in double, in element order (the result does not depend on the
-// thread count; these ops run serially: they are a model's last node).
+//    same loss on log_prob = LogSoftmax(scores, axis 1) (the LogSoftmax
+//    kernel; float16 and bfloat16 through float32), which is the optional
+//    second output.
+// The loss sums run in double, serially, in element order: the result does
+// not depend on the thread count (these ops are a model's last node).
 //
 // Thread safety: stateless.
 #pragma once
