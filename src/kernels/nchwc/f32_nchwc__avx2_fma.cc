@@ -12,6 +12,7 @@ namespace {
 struct Avx2 {
   using V = __m256;
   static constexpr int kBlock = 8;
+  static constexpr int kRegisters = 16;  // vector registers
   static constexpr int kTileBlocks = 2;
   // Within 16 registers: 1 x 12 (14), 2 x 6 (15).
   static constexpr int kTileWidth[3] = {0, 12, 6};

@@ -12,6 +12,7 @@ namespace {
 struct Avx512 {
   using V = __m512;
   static constexpr int kBlock = 16;
+  static constexpr int kRegisters = 32;  // vector registers
   static constexpr int kTileBlocks = 4;
   // Accumulators + weight vectors + one broadcast within 32 registers:
   // 1 x 12 (14), 2 x 12 (27), 3 x 8 (28), 4 x 6 (29).

@@ -176,6 +176,14 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
     }
   };
   using V = typename T::V;
+  // The affine clamp (HardSwish, HardSigmoid) applied in registers needs
+  // scale, shift, low, high and a temporary beside the accumulators. With
+  // AVX2's 16 registers and a 2 x 6 tile they do not fit, and GCC then kept
+  // the accumulators in memory for the whole tile, storing them on every
+  // multiply-add step even in tiles without that activation: ResNet-18's
+  // 3x3 layers on Zen 3 ran at 29 GFLOP/s instead of 77
+  // (bench/results/avx2-spill-2026-12-07.md).
+  constexpr bool kAffineInRegisters = OB * OW + 5 <= T::kRegisters;
   if (!activate) {
     finish([](V r) __attribute__((always_inline)) { return r; });
   } else if (activation.plain_clamp && activation.no_upper_bound) {
@@ -184,11 +192,13 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
     finish([&](V r) __attribute__((always_inline)) {
       return Clamp<T>(r, activation.low, activation.high);
     });
-  } else if (!activation.sigmoid) {
+  } else if (!activation.sigmoid && kAffineInRegisters) {
     finish([&](V r) __attribute__((always_inline)) { return activation.ApplyNotSigmoid(r); });
   } else {
     // The sigmoid (out of line) on the stored tile, in a pass of its own:
-    // called with the accumulators live, each call spilled all of them.
+    // called with the accumulators live, each call spilled all of them. The
+    // affine clamp too where its four constants and a temporary do not fit
+    // beside the accumulators (below).
     finish([](V r) __attribute__((always_inline)) { return r; });
     for (int ob = 0; ob < OB; ++ob) {
       for (int j = 0; j < OW; ++j) {
@@ -200,9 +210,14 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
 }
 
 // A blocked tile's multiply-adds over every input block, tap and channel:
-// `pixel(j, at)` is pixel j's input where pixel 0 of the tile would read `at`
-// if it started at p.input (at = p.input + the block, tap and channel
-// offset). p.prefetch's lines are spread over the steps.
+// `pixel(j, offset)` is pixel j's input at `offset` floats (the block, tap
+// and channel) from its input at tap (0, 0) of channel 0. p.prefetch's lines
+// are spread over the steps. The offset is a local integer and the pixel
+// functors hold their pointers in locals: `at - p.input` (reading p in the
+// inner loop) made GCC keep the accumulators in memory on AVX2, storing all
+// 12 of them on every step, since a vector store may alias p (29 against
+// 77 GFLOP/s on Zen 3, ResNet-18's 512-channel 3x3,
+// bench/results/avx2-spill-2026-12-07.md).
 template <class T, int OB, int OW, class Pixel>
 __attribute__((always_inline)) inline void BlockedTileSteps(const NchwcConvParams& p,
                                                             typename T::V (&acc)[OB][OW],
@@ -211,17 +226,20 @@ __attribute__((always_inline)) inline void BlockedTileSteps(const NchwcConvParam
   constexpr int B = T::kBlock;
   const int64_t kw_step = p.dilation_w * p.in_col_stride;
   const int64_t kh_step = p.dilation_h * p.in_row_stride;
-  const int64_t steps = p.in_blocks * p.kernel_h * p.kernel_w;
+  const int64_t block_stride = p.in_block_stride;
+  const int64_t in_blocks = p.in_blocks, kernel_h = p.kernel_h, kernel_w = p.kernel_w;
+  const int64_t steps = in_blocks * kernel_h * kernel_w;
   const int64_t lines_per_step = prefetch_lines > 0 ? (prefetch_lines + steps - 1) / steps : 0;
-  for (int64_t icb = 0; icb < p.in_blocks; ++icb) {
-    for (int64_t kh = 0; kh < p.kernel_h; ++kh) {
-      for (int64_t kw = 0; kw < p.kernel_w; ++kw) {
+  for (int64_t icb = 0; icb < in_blocks; ++icb) {
+    for (int64_t kh = 0; kh < kernel_h; ++kh) {
+      for (int64_t kw = 0; kw < kernel_w; ++kw) {
         PrefetchLines(prefetch, prefetch_lines, lines_per_step);
-        const float* at = p.input + icb * p.in_block_stride + kh * kh_step + kw * kw_step;
+        int64_t offset = icb * block_stride + kh * kh_step + kw * kw_step;
 #pragma GCC unroll 4
         for (int ic = 0; ic < B; ++ic) {
-          MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return pixel(j, at + ic); });
+          MultiplyAddChannel<T, OB, OW>(acc, w, [&](int j) { return pixel(j, offset); });
           w += OB * B;
+          ++offset;
         }
       }
     }
@@ -264,7 +282,7 @@ __attribute__((noinline)) void ConvTile(const NchwcConvParams& p, const float* c
     }
   } else {
     BlockedTileSteps<T, OB, OW>(p, acc, w, prefetch, prefetch_lines,
-                                [&](int j, const float* at) { return x[j] + (at - p.input); });
+                                [&](int j, int64_t offset) { return x[j] + offset; });
   }
   FinishTile<T, OB, OW>(p, ActivationVectors<T>(p.activation), acc, out, sum);
 }
@@ -284,9 +302,8 @@ __attribute__((noinline)) void ConvRowTile(const NchwcConvParams& p, const float
   constexpr int B = T::kBlock;
   V acc[OB][OW];
   InitTile<T, OB, OW>(p, bias, out, acc);
-  BlockedTileSteps<T, OB, OW>(p, acc, w, prefetch, prefetch_lines, [&](int j, const float* at) {
-    return at + (in - p.input) + j * S * B;
-  });
+  BlockedTileSteps<T, OB, OW>(p, acc, w, prefetch, prefetch_lines,
+                              [&](int j, int64_t offset) { return in + offset + j * S * B; });
   FinishTile<T, OB, OW>(p, ActivationVectors<T>(p.activation), acc, out, sum);
 }
 
