@@ -212,12 +212,8 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
 // A blocked tile's multiply-adds over every input block, tap and channel:
 // `pixel(j, offset)` is pixel j's input at `offset` floats (the block, tap
 // and channel) from its input at tap (0, 0) of channel 0. p.prefetch's lines
-// are spread over the steps. The offset is a local integer and the pixel
-// functors hold their pointers in locals: `at - p.input` (reading p in the
-// inner loop) made GCC keep the accumulators in memory on AVX2, storing all
-// 12 of them on every step, since a vector store may alias p (29 against
-// 77 GFLOP/s on Zen 3, ResNet-18's 512-channel 3x3,
-// bench/results/avx2-spill-2026-12-07.md).
+// are spread over the steps. The offset is a local integer, so the inner
+// loop reads nothing from `p` (a vector store may alias it).
 template <class T, int OB, int OW, class Pixel>
 __attribute__((always_inline)) inline void BlockedTileSteps(const NchwcConvParams& p,
                                                             typename T::V (&acc)[OB][OW],
