@@ -65,6 +65,7 @@ const std::vector<Layer>& Layers() {
       {"mobilenetv2.pw_1x1_320to1280", 320, 1280, 7, 1, 1, 1},
       {"densenet121.block1_1x1_192to128", 192, 128, 56, 1, 1, 1},
       {"densenet121.block1_3x3_128to32", 128, 32, 56, 3, 1, 1},
+      {"resnet50.layer1_1x1_256to64", 256, 64, 56, 1, 1, 1},
       {"resnet50.layer2_1x1_256to128", 256, 128, 56, 1, 1, 1},
       {"resnet50.layer2_1x1s2_down_256to512", 256, 512, 56, 1, 2, 1},
       {"resnet50.layer3_1x1_1024to256", 1024, 256, 14, 1, 1, 1},
