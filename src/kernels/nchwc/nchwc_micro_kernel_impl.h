@@ -134,8 +134,9 @@ __attribute__((always_inline)) inline void MultiplyAddChannel(typename T::V (&ac
 // A register tile's accumulators at the start: the partial sums in `out`
 // (a later slice of input blocks) or the bias.
 template <class T, int OB, int OW>
-inline void InitTile(const NchwcConvParams& p, const float* bias, const float* out,
-                     typename T::V (&acc)[OB][OW]) {
+__attribute__((always_inline)) inline void InitTile(const NchwcConvParams& p, const float* bias,
+                                                    const float* out,
+                                                    typename T::V (&acc)[OB][OW]) {
   constexpr int B = T::kBlock;
   if (p.accumulate) {
 #pragma GCC unroll 8
@@ -154,10 +155,17 @@ inline void InitTile(const NchwcConvParams& p, const float* bias, const float* o
 }
 
 // Stores a register tile; the last slice (p.finish) first adds `sum` and
-// applies the activation.
+// applies the activation. Always inlined, as InitTile: once the inline
+// affine clamp made it large (ba2f762), GCC called it out of line with the
+// accumulators' address, so every tile kept its accumulators in memory and
+// stored all of them on every multiply-add step: on Zen 3 (AVX2),
+// ResNet-18's direct 3x3 layers ran at 29 GFLOP/s instead of 68-77 and its
+// 7x7 stem at 28 instead of 87 (bench/results/avx2-zen3-2026-12-07.md).
 template <class T, int OB, int OW>
-inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& activation,
-                       typename T::V (&acc)[OB][OW], float* out, const float* sum) {
+__attribute__((always_inline)) inline void FinishTile(const NchwcConvParams& p,
+                                                      const ActivationVectors<T>& activation,
+                                                      typename T::V (&acc)[OB][OW], float* out,
+                                                      const float* sum) {
   constexpr int B = T::kBlock;
   const int64_t obs = p.out_block_stride;
   const bool activate = p.finish && p.activation.kind != NchwcActivation::Kind::kNone;
@@ -177,12 +185,9 @@ inline void FinishTile(const NchwcConvParams& p, const ActivationVectors<T>& act
   };
   using V = typename T::V;
   // The affine clamp (HardSwish, HardSigmoid) applied in registers needs
-  // scale, shift, low, high and a temporary beside the accumulators. With
-  // AVX2's 16 registers and a 2 x 6 tile they do not fit, and GCC then kept
-  // the accumulators in memory for the whole tile, storing them on every
-  // multiply-add step even in tiles without that activation: ResNet-18's
-  // 3x3 layers on Zen 3 ran at 29 GFLOP/s instead of 77
-  // (bench/results/avx2-spill-2026-12-07.md).
+  // scale, shift, low, high and a temporary beside the accumulators; where
+  // they do not fit (AVX2's 16 registers, a 2 x 6 tile) it runs on the
+  // stored tile instead.
   constexpr bool kAffineInRegisters = OB * OW + 5 <= T::kRegisters;
   if (!activate) {
     finish([](V r) __attribute__((always_inline)) { return r; });
