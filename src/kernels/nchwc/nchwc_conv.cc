@@ -137,6 +137,8 @@ constexpr int64_t kWinogradChunkTiles = 4;
 constexpr int64_t kDirectChunkTilesIntel = 16;
 constexpr int64_t kDirectChunkTilesAmd = 4;
 
+constexpr int64_t kWeightBoundChunkTiles = 16;
+
 int64_t DirectChunkTiles() {
   static const int64_t tiles =
       __builtin_cpu_is("amd") ? kDirectChunkTilesAmd : kDirectChunkTilesIntel;
@@ -632,7 +634,16 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   // Pixel chunks of whole tiles (of the largest tile group), about
   // DirectChunkTiles() tiles each.
   const int64_t width = mk.tile_width[tiles.Largest() - 1];
-  const int64_t chunks = std::max<int64_t>(1, pixels / (width * DirectChunkTiles()));
+  // A tile group whose weights for the whole input exceed a slice streams
+  // them from L3 again for every pixel chunk: its chunks take
+  // kWeightBoundChunkTiles tiles. ResNet-18's 512-channel 3x3 at 7^2 (295 KB
+  // a tile group on AVX2) ran its 49 pixels as two chunks of 30 and 19, each
+  // reading the group's weights; as one, 3.42-3.50 -> 3.08-3.13 ms a layer on
+  // Zen 3 (bench/results/avx2-zen3-2026-12-07.md).
+  const bool weight_bound =
+      per_block * tiles.Largest() * static_cast<int64_t>(sizeof(float)) > kSliceBytes;
+  const int64_t chunk_tiles = weight_bound ? kWeightBoundChunkTiles : DirectChunkTiles();
+  const int64_t chunks = std::max<int64_t>(1, pixels / (width * chunk_tiles));
   const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
   // A grouped conv with one tile group per group: each unit reads only its
   // group's planes, and only the rows under its pixel chunk, so it pads
