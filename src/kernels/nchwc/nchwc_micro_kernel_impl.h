@@ -393,14 +393,6 @@ inline void ConvPixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_en
   }
 }
 
-// A pointwise conv (1x1, stride 1, blocked, unpadded) reads pixel q's input
-// at input + q * B: one pointer serves the whole tile, so `tiles`
-// consecutive full tiles run in one call without ConvTile's per-tile
-// set-up (a call, OW input pointers, the activation's constants). That
-// set-up was about a third of the time of MobileNet's 16- and 32-channel
-// expansions, which have 16 or 32 multiply-add steps a tile
-// (bench/results/nchwc-2026-12-02b.md). p.prefetch is spread over the
-// tiles' input blocks as in ConvTile.
 // The OW pixels of one input block that the next tile reads, into L1
 // (T::kPrefetchNextTile). A tile reads a few lines from each of up to
 // hundreds of block planes (a block plane apart: 100 KB at 56^2), more
@@ -419,6 +411,14 @@ __attribute__((always_inline)) inline void PrefetchNextTile(const float* x) {
   for (int l = 0; l < kLines; ++l) __builtin_prefetch(line + l * kCacheLine, 0, 3);
 }
 
+// A pointwise conv (1x1, stride 1, blocked, unpadded) reads pixel q's input
+// at input + q * B: one pointer serves the whole tile, so `tiles`
+// consecutive full tiles run in one call without ConvTile's per-tile
+// set-up (a call, OW input pointers, the activation's constants). That
+// set-up was about a third of the time of MobileNet's 16- and 32-channel
+// expansions, which have 16 or 32 multiply-add steps a tile
+// (bench/results/nchwc-2026-12-02b.md). p.prefetch is spread over the
+// tiles' input blocks as in ConvTile.
 template <class T, int OB, int OW>
 __attribute__((noinline)) void ConvTilesPointwise(const NchwcConvParams& p, int64_t pixel,
                                                   int64_t tiles) {

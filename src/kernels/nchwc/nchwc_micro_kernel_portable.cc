@@ -13,8 +13,8 @@ namespace {
 struct Portable {
   typedef float V __attribute__((vector_size(32)));
   static constexpr int kBlock = 8;
-  // No register file to fit (plain arrays): the epilogue as in registers.
   static constexpr bool kPrefetchNextTile = false;
+  // No register file to fit (plain arrays): the epilogue as in registers.
   static constexpr int kRegisters = 1 << 16;
   static constexpr int kTileBlocks = 2;
   static constexpr int kTileWidth[3] = {0, 4, 4};
