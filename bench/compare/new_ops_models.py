@@ -27,12 +27,12 @@ import platform
 import statistics
 import subprocess
 import sys
-import time
 
 import numpy as np
 import onnxruntime as ort
 
 import loom
+from session_timing import median_run_seconds
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "models"
@@ -119,17 +119,6 @@ def export(out):
         np.save(out / "resnet18_qdq.input.npy", x)
 
 
-def median_ms(session, feeds, runs):
-    for _ in range(3):
-        session.run(None, feeds)
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        session.run(None, feeds)
-        times.append(time.perf_counter() - t0)
-    return 1e3 * statistics.median(times)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="/tmp/loom-new-ops-models")
@@ -167,8 +156,8 @@ def main():
             scale = max(float(np.max(np.abs(b))) for b in os_.run(None, feeds))
             lt, ot = [], []
             for _ in range(args.reps):
-                lt.append(median_ms(ls, feeds, args.runs))
-                ot.append(median_ms(os_, feeds, args.runs))
+                lt.append(1e3 * median_run_seconds(ls, feeds, args.runs))
+                ot.append(1e3 * median_run_seconds(os_, feeds, args.runs))
             lm, om = statistics.median(lt), statistics.median(ot)
             print(f"| {name} | {diff:.2g} ({scale:.3g}) | {intra} | {lm:.2f} | {om:.2f} | "
                   f"{lm / om:.2f} |", flush=True)

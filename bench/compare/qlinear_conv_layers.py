@@ -16,7 +16,6 @@ import os
 import pathlib
 import platform
 import statistics
-import time
 
 import numpy as np
 import onnx
@@ -24,6 +23,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 import loom
+from session_timing import median_run_seconds
 
 #name, input channels, input size, output channels, kernel, stride, pad
 SHAPES = [
@@ -63,17 +63,6 @@ def export(out):
         np.save(out / f"{name}.input.npy", rng.integers(0, 256, size=(1, c, h, h), dtype=np.uint8))
 
 
-def median_us(session, feeds, runs):
-    for _ in range(3):
-        session.run(None, feeds)
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        session.run(None, feeds)
-        times.append(time.perf_counter() - t0)
-    return 1e6 * statistics.median(times)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="/tmp/loom-qlinear-conv-layers")
@@ -103,8 +92,8 @@ def main():
             differing = int(np.count_nonzero(a != b))
             lt, ot = [], []
             for _ in range(args.reps):
-                lt.append(median_us(ls, feeds, args.runs))
-                ot.append(median_us(os_, feeds, args.runs))
+                lt.append(1e6 * median_run_seconds(ls, feeds, args.runs))
+                ot.append(1e6 * median_run_seconds(os_, feeds, args.runs))
             lm, om = statistics.median(lt), statistics.median(ot)
             print(f"| {name} | {differing} of {a.size} | {intra} | {lm:.0f} | {om:.0f} | "
                   f"{lm / om:.2f} |", flush=True)

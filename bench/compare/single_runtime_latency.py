@@ -8,11 +8,10 @@ cells of an in-process interleaved comparison).
     python3 bench/compare/single_runtime_latency.py {loom|ort} MODEL.onnx INPUT.npy INTRA [RUNS]
 
 INPUT.npy feeds the model's first input."""
-import statistics
 import sys
-import time
 
 import numpy as np
+from session_timing import median_run_seconds
 
 
 def main():
@@ -32,14 +31,7 @@ def main():
         options.intra_op_num_threads, options.inter_op_num_threads = intra, 1
         session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     feeds = {session.get_inputs()[0].name: x}
-    for _ in range(5):
-        session.run(None, feeds)
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        session.run(None, feeds)
-        times.append(time.perf_counter() - t0)
-    print(f"{1e3 * statistics.median(times):.2f}")
+    print(f"{1e3 * median_run_seconds(session, feeds, runs, warmup=5):.2f}")
 
 
 if __name__ == "__main__":
