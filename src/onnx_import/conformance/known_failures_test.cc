@@ -24,8 +24,31 @@ TEST(KnownFailures, ParsesEntriesCommentsAndBlankLines) {
       "  simple/test_b\t#reason two  \n",
       "list.txt");
   ASSERT_EQ(known.size(), 2u);
-  EXPECT_EQ(known.at("node/test_a"), "reason one # with a hash");
-  EXPECT_EQ(known.at("simple/test_b"), "reason two");
+  EXPECT_EQ(known.at("node/test_a").reason, "reason one # with a hash");
+  EXPECT_EQ(known.at("simple/test_b").reason, "reason two");
+  EXPECT_FALSE(known.at("node/test_a").may_pass);
+  EXPECT_FALSE(known.at("simple/test_b").may_pass);
+}
+
+TEST(KnownFailures, MayPassMarkerIsParsed) {
+  KnownFailures known = ParseKnownFailures(
+      "node/test_random  [may-pass]  # one random draw\n"
+      "node/test_fixed # always fails\n",
+      "list.txt");
+  ASSERT_EQ(known.size(), 2u);
+  EXPECT_TRUE(known.at("node/test_random").may_pass);
+  EXPECT_EQ(known.at("node/test_random").reason, "one random draw");
+  EXPECT_FALSE(known.at("node/test_fixed").may_pass);
+}
+
+TEST(KnownFailures, UnknownMarkerIsAnError) {
+  EXPECT_EQ(ErrorOf("node/test_a [maypass] # typo\n"),
+            "list.txt:1: unknown marker '[maypass]' (the one marker is [may-pass])");
+  EXPECT_EQ(ErrorOf("node/test_a [may-pass] [may-pass] # twice\n"),
+            "list.txt:1: 'node/test_a [may-pass] [may-pass]' is not a case id like "
+            "'node/test_abs'");
+  EXPECT_EQ(ErrorOf("[may-pass] # marker alone\n"),
+            "list.txt:1: '[may-pass]' is not a case id like 'node/test_abs'");
 }
 
 TEST(KnownFailures, EmptyTextIsAnEmptyList) {

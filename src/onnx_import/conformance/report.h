@@ -7,7 +7,7 @@
 //
 // The verdict is OK unless a case failed that the known-failures list does
 // not name (a regression), or a listed case ran and did not fail (the list
-// must shrink).
+// must shrink; a [may-pass] entry may pass, see known_failures.h).
 #pragma once
 
 #include <map>
@@ -36,7 +36,7 @@ struct Report {
   // Scan items (CaseResult::unsupported) → number of cases they block.
   std::map<std::string, int> unsupported_items;
   std::vector<std::string> regressions;  // failed, not listed
-  std::vector<std::string> now_passing;  // listed, ran, did not fail
+  std::vector<std::string> now_passing;  // listed, did not fail (unless may-pass and passed)
   std::vector<std::string> without_model;
 
   bool ok() const { return regressions.empty() && now_passing.empty(); }
