@@ -5,6 +5,9 @@
 //
 //   V, kLanes                  the vector type and its float count
 //   kAccumulators              vector registers the tiles may hold as sums
+//   kMaxColumnVectors          the widest tile, in vectors (at most 4): a
+//                              tile needs R * C sums, C loaded vectors and
+//                              a broadcast in registers
 //   Load, Store, Broadcast, Fma(a, b, c) = a * b + c, Zero
 //   Add, Sub, Mul, Max (a NaN in either operand may win or lose)
 //   Exp                        exp per lane: -inf and below ~-87.3 give 0,
@@ -14,8 +17,9 @@
 // Both products are tiled the same way: R rows x C vectors of columns held
 // in registers while the shared axis (d for scores, keys for the output)
 // runs; each step loads C vectors and broadcasts one value per row. C is
-// the widest of 4, 3, 2, 1 that the columns left allow, R the most rows
-// whose R * C sums fit kAccumulators (at most 8).
+// the widest of 4, 3, 2, 1 (at most kMaxColumnVectors) that the columns
+// left allow, R the most rows whose R * C sums fit kAccumulators (at most
+// 8).
 #pragma once
 
 #include <algorithm>
@@ -34,19 +38,20 @@ constexpr int RowsFor() {
 }
 
 // Calls f(std::integral_constant<int, C>{}, first_vector) over column
-// groups covering `vectors` vectors.
-template <class F>
+// groups covering `vectors` vectors, each the widest of kMaxC, ..., 2, 1
+// that the vectors left allow.
+template <int kMaxC, class F>
 inline void ForColumnGroups(int64_t vectors, F&& f) {
   int64_t v = 0;
   while (v < vectors) {
     const int64_t left = vectors - v;
-    if (left >= 4) {
+    if (kMaxC >= 4 && left >= 4) {
       f(std::integral_constant<int, 4>{}, v);
       v += 4;
-    } else if (left == 3) {
+    } else if (kMaxC >= 3 && left == 3) {
       f(std::integral_constant<int, 3>{}, v);
       v += 3;
-    } else if (left == 2) {
+    } else if (kMaxC >= 2 && left >= 2) {
       f(std::integral_constant<int, 2>{}, v);
       v += 2;
     } else {
@@ -89,7 +94,7 @@ inline void ScoreTile(const float* q, int64_t q_stride, int64_t depth, const flo
 template <class A>
 void Scores(const float* q, int64_t q_stride, int64_t rows, int64_t depth, const float* kt,
             int64_t cols, float* s, int64_t s_stride) {
-  ForColumnGroups(cols / A::kLanes, [&](auto group, int64_t v) {
+  ForColumnGroups<A::kMaxColumnVectors>(cols / A::kLanes, [&](auto group, int64_t v) {
     constexpr int C = decltype(group)::value;
     const int64_t c0 = v * A::kLanes;
     ForRowTiles<RowsFor<A, C>()>(rows, [&](auto tile, int64_t r) {
@@ -122,7 +127,7 @@ inline void AccumulateTile(const float* p, int64_t p_stride, int64_t keys, const
 template <class A>
 void Accumulate(const float* p, int64_t p_stride, int64_t rows, int64_t keys, const float* v,
                 int64_t v_stride, int64_t width, float* acc, int64_t acc_stride) {
-  ForColumnGroups(width / A::kLanes, [&](auto group, int64_t vec) {
+  ForColumnGroups<A::kMaxColumnVectors>(width / A::kLanes, [&](auto group, int64_t vec) {
     constexpr int C = decltype(group)::value;
     const int64_t c0 = vec * A::kLanes;
     ForRowTiles<RowsFor<A, C>()>(rows, [&](auto tile, int64_t r) {

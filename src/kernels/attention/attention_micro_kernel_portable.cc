@@ -13,6 +13,7 @@ struct Portable {
   typedef float V __attribute__((vector_size(32)));
   static constexpr int kLanes = 8;
   static constexpr int kAccumulators = 4;
+  static constexpr int kMaxColumnVectors = 4;
   static V Load(const float* p) {
     V v;
     std::memcpy(&v, p, sizeof(v));

@@ -12,6 +12,7 @@ struct Avx512 {
   using V = __m512;
   static constexpr int kLanes = 16;
   static constexpr int kAccumulators = 24;
+  static constexpr int kMaxColumnVectors = 4;
   static V Load(const float* p) { return _mm512_loadu_ps(p); }
   static void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V Broadcast(float x) { return _mm512_set1_ps(x); }
