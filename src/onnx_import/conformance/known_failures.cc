@@ -1,6 +1,5 @@
 #include "onnx_import/conformance/known_failures.h"
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <vector>
