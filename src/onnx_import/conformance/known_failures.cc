@@ -2,28 +2,11 @@
 
 #include <fstream>
 #include <sstream>
-#include <vector>
 
 #include "base/text.h"
 #include "loom/errors.h"
 
 namespace loom::conformance {
-namespace {
-
-// The blank-separated words of `text`.
-std::vector<std::string_view> Words(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    const size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
-}
-
-}  // namespace
 
 KnownFailures ParseKnownFailures(std::string_view text, const std::string& label) {
   KnownFailures known;
@@ -41,17 +24,19 @@ KnownFailures ParseKnownFailures(std::string_view text, const std::string& label
       throw InvalidArgumentError(where + "entry '" + std::string(id) +
                                  "' has no reason (write 'suite/case  # reason')");
     }
-    // "suite/case" or "suite/case [may-pass]".
-    const std::vector<std::string_view> words = Words(id);
-    const bool may_pass = words.size() == 2 && words[1] == "[may-pass]";
-    const std::string_view case_id = words.empty() ? id : words[0];
-    if (words.size() > 2 || (words.size() == 2 && !may_pass) || case_id.empty() ||
-        case_id.find('/') == std::string_view::npos || case_id.front() == '/' ||
-        case_id.back() == '/') {
-      if (words.size() == 2 && words[1].front() == '[') {
-        throw InvalidArgumentError(where + "unknown marker '" + std::string(words[1]) +
-                                   "' (the one marker is [may-pass])");
-      }
+    // "suite/case", optionally followed by the marker "[may-pass]".
+    const size_t blank = id.find_first_of(" \t");
+    const std::string_view case_id = id.substr(0, blank);
+    const std::string_view marker =
+        blank == std::string_view::npos ? std::string_view() : base::Trim(id.substr(blank));
+    const bool may_pass = marker == "[may-pass]";
+    if (!marker.empty() && !may_pass && marker.front() == '[' &&
+        marker.find_first_of(" \t") == std::string_view::npos) {
+      throw InvalidArgumentError(where + "unknown marker '" + std::string(marker) +
+                                 "' (the one marker is [may-pass])");
+    }
+    if ((!marker.empty() && !may_pass) || case_id.find('/') == std::string_view::npos ||
+        case_id.front() == '/' || case_id.back() == '/') {
       throw InvalidArgumentError(where + "'" + std::string(id) +
                                  "' is not a case id like 'node/test_abs'");
     }
