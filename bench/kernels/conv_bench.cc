@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "fma_peak_bench.h"
-#include "kernels/conv.h"
+#include "kernels/conv/conv.h"
 #include "kernels/nchwc/nchwc.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "threading/thread_pool.h"

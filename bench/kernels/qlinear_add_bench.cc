@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/elementwise.h"
+#include "kernels/elementwise/elementwise.h"
 #include "kernels/quant/quant.h"
 #include "kernels/testing/kernel_test_util.h"
 

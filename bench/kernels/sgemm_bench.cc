@@ -32,7 +32,7 @@
 
 #include "base/aligned_buffer.h"
 #include "fma_peak_bench.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/isa.h"
 #include "threading/thread_pool.h"
 #include "threading/threading_config.h"

@@ -337,7 +337,7 @@ std::vector<TensorType> InferMaxUnpool(const NodeTypeContext& ctx);
 std::vector<TensorType> InferDet(const NodeTypeContext& ctx);
 // type_rules_prelu_group_norm.cc
 std::vector<TensorType> InferPRelu(const NodeTypeContext& ctx);
-// LoomDropout (kernels/elementwise.h) -> data's type and a bool mask.
+// LoomDropout (kernels/elementwise/elementwise.h) -> data's type and a bool mask.
 std::vector<TensorType> InferLoomDropout(const NodeTypeContext& ctx);
 std::vector<TensorType> InferGroupNormalization(const NodeTypeContext& ctx);
 

@@ -1,4 +1,4 @@
-// Type rules of the ops that make shapes and constants (kernels/shape_ops.h):
+// Type rules of the ops that make shapes and constants (kernels/shape/shape_ops.h):
 // Constant, ConstantOfShape, Range, Shape, Size.
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Type rules of the copying shape ops (kernels/shape_ops.h): Split, Slice,
+// Type rules of the copying shape ops (kernels/shape/shape_ops.h): Split, Slice,
 // Pad, Expand, Tile, Gather, GatherElements.
 #include <algorithm>
 #include <cstdint>

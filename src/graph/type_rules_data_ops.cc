@@ -1,4 +1,4 @@
-// Type rules of the kernels of kernels/shape_ops_data.h: Unique,
+// Type rules of the kernels of kernels/shape/shape_ops_data.h: Unique,
 // CenterCropPad, Col2Im, TensorScatter, ReverseSequence, MaxUnpool, Det.
 // Sizes that come from non-constant inputs, and Unique's data-dependent
 // count, are fresh UnknownDim()s.

@@ -1,4 +1,4 @@
-// Type rules of the elementwise ops (kernels/elementwise.h) and Cast.
+// Type rules of the elementwise ops (kernels/elementwise/elementwise.h) and Cast.
 #include <vector>
 
 #include "graph/type_rules.h"

@@ -1,4 +1,4 @@
-// Type rules of the indexing and rearranging ops (kernels/shape_ops.h):
+// Type rules of the indexing and rearranging ops (kernels/shape/shape_ops.h):
 // GatherND, ScatterND, ScatterElements, NonZero, Compress, OneHot, Trilu,
 // EyeLike, DepthToSpace, SpaceToDepth. Data-dependent sizes (NonZero's
 // count, Compress's kept slices, a depth known only at run time) are fresh

@@ -1,5 +1,5 @@
-// Type rules of the matrix products (kernels/matmul.h), the
-// normalizations (kernels/normalization.h) and the fused attention
+// Type rules of the matrix products (kernels/gemm/matmul.h), the
+// normalizations (kernels/normalization/normalization.h) and the fused attention
 // (kernels/attention/attention.h).
 #include <algorithm>
 #include <optional>

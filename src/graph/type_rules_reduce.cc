@@ -1,4 +1,4 @@
-// Type rules of the reductions (kernels/reduce.h): Reduce*, ArgMax/ArgMin,
+// Type rules of the reductions (kernels/reduce/reduce.h): Reduce*, ArgMax/ArgMin,
 // TopK and CumSum.
 #include <algorithm>
 #include <string>

@@ -3,7 +3,7 @@
 // ConvTranspose (ResolveConvTransposeGeometry). Fresh symbols where the
 // sizes are not known before running.
 #include "graph/type_rules.h"
-#include "kernels/conv_transpose.h"
+#include "kernels/conv/conv_transpose.h"
 #include "kernels/resize/resize_geometry.h"
 #include "loom/errors.h"
 

@@ -1,4 +1,4 @@
-// Type rules of the shape and data-movement ops (kernels/shape_ops.h).
+// Type rules of the shape and data-movement ops (kernels/shape/shape_ops.h).
 // Index arguments (shapes, axes, starts, pads, repeats) are read when they
 // are constants; otherwise the sizes they decide are unknown.
 #include <algorithm>

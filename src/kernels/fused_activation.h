@@ -13,7 +13,7 @@
 
 #include <string_view>
 
-#include "kernels/activation.h"
+#include "kernels/elementwise/activation.h"
 #include "loom/attributes.h"
 
 namespace loom::kernels {

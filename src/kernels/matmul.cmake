@@ -1,11 +1,11 @@
 # MatMul and Gemm operators (batched, broadcast, prepared B) on f32_gemm.
 add_library(loom_kernels_matmul STATIC
-  matmul.cc
-  matmul_shapes.cc
-  reference/matmul_reference.cc
+  gemm/matmul.cc
+  gemm/matmul_shapes.cc
+  gemm/matmul_reference.cc
 )
 target_link_libraries(loom_kernels_matmul PUBLIC loom_kernels_core loom_kernels_activation
   PRIVATE loom_warnings)
 loom_add_test(NAME loom_kernels_matmul_test
-  SOURCES matmul_test.cc
+  SOURCES gemm/matmul_test.cc
   LIBS loom_kernels_matmul loom_kernel_test_util LABELS kernels)

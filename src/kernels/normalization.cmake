@@ -1,24 +1,24 @@
 # Normalization: Softmax, LogSoftmax, Hardmax, BatchNormalization,
-# LayerNormalization (normalization.h). The float32 softmax exp has an AVX2 variant chosen at
+# LayerNormalization (normalization/normalization.h). The float32 softmax exp has an AVX2 variant chosen at
 # run time by F32SoftmaxPrimitivesFor.
 add_library(loom_kernels_normalization STATIC
-  batch_norm.cc
-  group_norm.cc
-  hardmax.cc
-  layer_norm.cc
-  lp_norm.cc
-  lrn.cc
-  mean_variance_norm.cc
-  softmax.cc
-  softmax_primitives_portable.cc
-  reference/normalization_more_reference.cc
-  reference/normalization_reference.cc
-  x86/f32_softmax__avx2_fma.cc
+  normalization/batch_norm.cc
+  normalization/group_norm.cc
+  normalization/hardmax.cc
+  normalization/layer_norm.cc
+  normalization/lp_norm.cc
+  normalization/lrn.cc
+  normalization/mean_variance_norm.cc
+  normalization/softmax.cc
+  normalization/softmax_primitives_portable.cc
+  normalization/normalization_more_reference.cc
+  normalization/normalization_reference.cc
+  normalization/f32_softmax__avx2_fma.cc
 )
-set_source_files_properties(x86/f32_softmax__avx2_fma.cc PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+set_source_files_properties(normalization/f32_softmax__avx2_fma.cc PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
 target_link_libraries(loom_kernels_normalization PUBLIC loom_kernels_core PRIVATE loom_warnings)
 
 loom_add_test(NAME loom_kernels_normalization_test
-  SOURCES softmax_test.cc hardmax_test.cc batch_norm_test.cc layer_norm_test.cc
-          normalization_more_test.cc
+  SOURCES normalization/softmax_test.cc normalization/hardmax_test.cc normalization/batch_norm_test.cc normalization/layer_norm_test.cc
+          normalization/normalization_more_test.cc
   LIBS loom_kernels_normalization loom_kernels_activation loom_kernel_test_util LABELS kernels)

@@ -12,17 +12,17 @@ add_library(loom_kernels_quant STATIC
   quant/quant_reference.cc
   quant/qlinear_conv_vnni.cc
   quant/quantize_linear.cc
-  x86/s16_gemm_4x16__avx2.cc
-  x86/quant_spans__avx512.cc
-  x86/u8s8_conv_32x32__amx.cc
-  x86/u8s8_conv_8x48__avx512vnni.cc
+  quant/s16_gemm_4x16__avx2.cc
+  quant/quant_spans__avx512.cc
+  quant/u8s8_conv_32x32__amx.cc
+  quant/u8s8_conv_8x48__avx512vnni.cc
 )
-set_source_files_properties(x86/s16_gemm_4x16__avx2.cc PROPERTIES COMPILE_OPTIONS "-mavx2")
-set_source_files_properties(x86/quant_spans__avx512.cc PROPERTIES COMPILE_OPTIONS
+set_source_files_properties(quant/s16_gemm_4x16__avx2.cc PROPERTIES COMPILE_OPTIONS "-mavx2")
+set_source_files_properties(quant/quant_spans__avx512.cc PROPERTIES COMPILE_OPTIONS
   "-mavx512f;-mavx512bw;-mavx512vl;-ffp-contract=off")
-set_source_files_properties(x86/u8s8_conv_32x32__amx.cc PROPERTIES COMPILE_OPTIONS
+set_source_files_properties(quant/u8s8_conv_32x32__amx.cc PROPERTIES COMPILE_OPTIONS
   "-mavx512f;-mavx512bw;-mavx512vl;-mamx-tile;-mamx-int8")
-set_source_files_properties(x86/u8s8_conv_8x48__avx512vnni.cc PROPERTIES COMPILE_OPTIONS
+set_source_files_properties(quant/u8s8_conv_8x48__avx512vnni.cc PROPERTIES COMPILE_OPTIONS
   "-mavx512f;-mavx512bw;-mavx512vl;-mavx512vnni")
 target_link_libraries(loom_kernels_quant PUBLIC loom_kernels_core loom_kernels_matmul
   PRIVATE loom_warnings)

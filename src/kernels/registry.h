@@ -42,7 +42,7 @@ struct KernelRegistration {
 
 // Whether `op` is one of Loom's internal ops (the blocked layout's
 // "Nchwc*", kernels/nchwc/nchwc.h; "Loom*" such as LoomAttention,
-// kernels/attention/attention.h; FusedMatMul, kernels/matmul.h): written
+// kernels/attention/attention.h; FusedMatMul, kernels/gemm/matmul.h): written
 // by the graph optimizer only, so the ONNX importer refuses them in a model
 // file.
 bool IsInternalOp(std::string_view op);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/conv.h"
+#include "kernels/conv/conv.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/errors.h"
 

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "kernels/conv.h"
-#include "kernels/matmul.h"
+#include "kernels/conv/conv.h"
+#include "kernels/gemm/matmul.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/config.h"
 #include "loom/errors.h"

@@ -2,7 +2,7 @@
 // one Conv/Gemm with a bias input and the fused-activation attributes, which
 // the kernels apply to each output tile while it is in cache (conv.cc's
 // ConvEpilogue, matmul.cc's epilogues). A MatMul whose B is a constant 2-D
-// float32 matrix becomes a FusedMatMul (kernels/matmul.h) when anything
+// float32 matrix becomes a FusedMatMul (kernels/gemm/matmul.h) when anything
 // fuses into it; plain MatMul has no bias input or activation.
 //
 // A bias fuses when it is the same for every position of a channel: right-

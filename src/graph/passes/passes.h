@@ -74,7 +74,7 @@ bool FoldBatchNormalization(Graph& graph);
 // broadcasts along the last axis); Gemm [N] or [1, N]. A MatMul whose B is
 // a constant float32 matrix fuses the same way (bias varying along the
 // last axis: [N], [1, N], [1, 1, N]; A's rank must be known) into the
-// internal FusedMatMul (kernels/matmul.h). Only when each intermediate has
+// internal FusedMatMul (kernels/gemm/matmul.h). Only when each intermediate has
 // one consumer and is not a graph output.
 bool FuseBiasAndActivation(Graph& graph);
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/dtype_visit.h"
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 
 namespace loom::kernels {
 namespace {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "kernels/half_float.h"
-#include "kernels/normalization.h"
+#include "kernels/normalization/normalization.h"
 #include "kernels/reference/element_access.h"
 #include "loom/errors.h"
 

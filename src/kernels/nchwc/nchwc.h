@@ -71,7 +71,7 @@
 #include <vector>
 
 #include "base/aligned_buffer.h"
-#include "kernels/activation.h"
+#include "kernels/elementwise/activation.h"
 #include "kernels/op_kernel.h"
 #include "kernels/spatial_geometry.h"
 #include "loom/attributes.h"

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/activation.h"
-#include "kernels/conv.h"
+#include "kernels/conv/conv.h"
+#include "kernels/elementwise/activation.h"
 #include "kernels/fused_activation.h"
-#include "kernels/reference/pool_reference.h"
+#include "kernels/pool/pool_reference.h"
 #include "kernels/testing/kernel_test_util.h"
 
 namespace loom::kernels {

@@ -10,7 +10,7 @@
 // multiply-add of pairs (x86's vpmaddwd: a0 * b0 + a1 * b1 in int32, exact
 // because |a * b| <= 255 * 255) adds two k steps per column. The tile
 // kernels come from a table by ISA (portable; AVX2 in
-// x86/s16_gemm_4x16__avx2.cc), all exact, so every ISA and thread count
+// quant/s16_gemm_4x16__avx2.cc), all exact, so every ISA and thread count
 // gives the same bits.
 //
 // Parallel over (row group, column block) units: the serial loop

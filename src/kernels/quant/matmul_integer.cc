@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/matmul_shapes.h"
+#include "kernels/gemm/matmul_shapes.h"
 #include "kernels/quant/int_gemm.h"
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_common.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/elementwise.h"
+#include "kernels/elementwise/elementwise.h"
 #include "kernels/quant/quant.h"
 #include "kernels/quant/quant_reference.h"
 #include "kernels/testing/kernel_test_util.h"

@@ -106,7 +106,7 @@ inline void QuantizeSpan(const float* xs, Y* ys, int64_t count, float scale, int
   }
 }
 
-// AVX-512 (x86/quant_spans__avx512.cc; call only where
+// AVX-512 (quant/quant_spans__avx512.cc; call only where
 // Avx512BwSupported(), whose byte masks they use): QuantizeSpan for int8/uint8 ys, and the
 // dequantized sums of LoomQLinearAdd (sums[i] = float(a[i] - a_zero) * a_scale + float(b[i] -
 // b_zero) * b_scale, each product and the sum rounded once, then `sum < 0 ? 0 : sum` with relu); a

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "kernels/matmul_shapes.h"
+#include "kernels/gemm/matmul_shapes.h"
 #include "kernels/reference/element_access.h"
 #include "kernels/spatial_geometry.h"
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <utility>
 
-#include "kernels/activation.h"
-#include "kernels/elementwise_common.h"
-#include "kernels/gemm.h"
+#include "kernels/elementwise/activation.h"
+#include "kernels/elementwise/elementwise_common.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/recurrent/recurrent_problem.h"
 #include "threading/parallel_for.h"
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/elementwise_common.h"
+#include "kernels/elementwise/elementwise_common.h"
 #include "kernels/recurrent/recurrent_reference.h"
 #include "kernels/testing/kernel_test_util.h"
 

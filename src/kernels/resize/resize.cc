@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "kernels/dtype_visit.h"
-#include "kernels/elementwise_common.h"
+#include "kernels/elementwise/elementwise_common.h"
 #include "kernels/half_float.h"
 #include "kernels/resize/resize_geometry.h"
 #include "threading/parallel_for.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/shape_ops_test_util.h"
+#include "kernels/shape/shape_ops_test_util.h"
 
 namespace loom::kernels {
 namespace {

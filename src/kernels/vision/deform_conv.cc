@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm.h"
+#include "kernels/gemm/gemm.h"
 #include "kernels/vision/vision.h"
 #include "threading/parallel_for.h"
 

@@ -1,6 +1,6 @@
 // Exp8: exp of 8 floats with AVX2 + FMA, the one AVX2 exp of the kernels
-// (unary Exp, Sigmoid, SiLU and GELU in x86/f32_activation__avx2_fma.cc,
-// softmax in x86/f32_softmax__avx2_fma.cc, attention): vector_math::Exp of
+// (unary Exp, Sigmoid, SiLU and GELU in elementwise/f32_activation__avx2_fma.cc,
+// softmax in normalization/f32_softmax__avx2_fma.cc, attention): vector_math::Exp of
 // x86/vector_math_impl.h, which says how and how well.
 //
 // Within 2 ulp of exp (computed in double) where the result is normal,

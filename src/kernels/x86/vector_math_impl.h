@@ -30,8 +30,8 @@
 
 #include <cstring>
 
-#include "kernels/activation.h"
-#include "kernels/elementwise_vector_math.h"
+#include "kernels/elementwise/activation.h"
+#include "kernels/elementwise/elementwise_vector_math.h"
 
 namespace loom::kernels {
 namespace {
