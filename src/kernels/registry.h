@@ -7,8 +7,9 @@
 // `loom kernels` all read this table; nothing registers itself.
 //
 // ISA choice happens inside each family, from a small table of the same kind
-// (gemm.cc's micro-kernels, activation.cc's vector math): the registry says
-// which levels exist, the context's isa says which may run.
+// through one helper (isa_variant.h): the registry says which levels have
+// code, the context's isa says which may run, and registry_test checks the
+// column against the families' tables.
 //
 // Thread safety: the table is immutable; lookups may run concurrently.
 #pragma once
@@ -19,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/isa_variant.h"
 #include "kernels/op_kernel.h"
 
 namespace loom::kernels {
@@ -28,9 +30,6 @@ static_assert(kNumDTypes <= 16, "DTypeMask has one bit per dtype");
 constexpr DTypeMask DTypeBit(DType dtype) {
   return static_cast<DTypeMask>(1u << static_cast<int>(dtype));
 }
-
-using IsaMask = uint8_t;
-constexpr IsaMask IsaBit(Isa isa) { return static_cast<IsaMask>(1u << static_cast<int>(isa)); }
 
 struct KernelRegistration {
   std::string_view op;  // ONNX op type ("Conv"); Loom-only ops say so in their header

@@ -2,16 +2,113 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kernels/attention/attention_micro_kernel.h"
 #include "kernels/conv/conv.h"
+#include "kernels/conv/conv_depthwise.h"
+#include "kernels/elementwise/elementwise_vector_math.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/nchwc/nchwc_micro_kernel.h"
+#include "kernels/normalization/softmax_primitives.h"
+#include "kernels/pool/pool_common.h"
+#include "kernels/quant/int_gemm.h"
+#include "kernels/quant/qlinear_conv_vnni.h"
+#include "kernels/quant/quant_common.h"
+#include "kernels/reduce/reduce_primitives.h"
 #include "kernels/testing/kernel_test_util.h"
 #include "loom/errors.h"
 
 namespace loom::kernels {
 namespace {
+
+// The `isas` column says what the families' variant tables say: an op's
+// levels are those of the tables its kernel selects from (isa_variant.h),
+// and an op that selects from none is portable only. A new ISA row in a
+// family's table fails here until the registry names it too.
+TEST(Registry, IsaColumnIsWhatTheFamiliesSelectFrom) {
+  const IsaMask gemm = GemmIsaLevels();
+  const IsaMask math = F32MathIsaLevels();
+  const IsaMask reduce = F32ReduceIsaLevels();
+  const IsaMask pool = F32PoolIsaLevels();
+  const IsaMask softmax = F32SoftmaxIsaLevels();
+  const IsaMask attention = AttentionIsaLevels();
+  const IsaMask nchwc = NchwcIsaLevels();
+  const IsaMask depthwise = DepthwiseRowIsaLevels();
+  const IsaMask int_gemm = Int16GemmIsaLevels();
+  const IsaMask spans = quant::QuantSpanIsaLevels();
+  const IsaMask qlinear_conv = QLinearConvPreparedIsaLevels();
+  std::map<std::string_view, IsaMask> expected;
+  const auto set = [&](std::initializer_list<std::string_view> ops, IsaMask levels) {
+    for (std::string_view op : ops) expected[op] = levels;
+  };
+  set({"ArgMax", "ArgMin", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+       "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare"},
+      reduce);
+  set({"Attention", "LoomAttention"}, attention);
+  set({"AveragePool", "GlobalAveragePool", "GlobalMaxPool", "MaxPool"}, pool);
+  set({"Ceil", "Clip", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish", "LeakyRelu",
+       "Log", "Relu", "Sigmoid", "Silu", "Tanh"},
+      math);
+  set({"Conv"}, gemm | math | depthwise);
+  set({"ConvTranspose", "DeformConv", "Einsum"}, gemm);
+  set({"FusedMatMul", "Gemm", "MatMul", "GRU", "LSTM", "RNN"}, gemm | math);
+  set({"NchwcConv"}, nchwc | math);
+  set({"NchwcAveragePool", "NchwcChannelAffine", "NchwcGlobalAveragePool", "NchwcGlobalMaxPool",
+       "NchwcMaxPool", "NchwcReorderInput", "NchwcReorderOutput"},
+      nchwc);
+  set({"ConvInteger", "MatMulInteger", "QLinearMatMul"}, int_gemm);
+  set({"QLinearConv"}, int_gemm | qlinear_conv);
+  set({"LoomQLinearAdd", "QuantizeLinear"}, spans);
+  set({"LogSoftmax", "Softmax"}, softmax);
+  for (const auto& [op, levels] : expected) EXPECT_NE(FindKernel(op), nullptr) << op;
+  for (const KernelRegistration& r : KernelRegistry()) {
+    const auto it = expected.find(r.op);
+    const IsaMask want = it == expected.end() ? IsaBit(Isa::kPortable) : it->second;
+    EXPECT_EQ(static_cast<int>(r.isas), static_cast<int>(want)) << r.op;
+  }
+}
+
+// Every family picks its variant the same way (isa_variant.h): the best
+// level not above the one asked for, and an error, not SIGILL, for a level
+// this CPU lacks.
+TEST(IsaVariant, PicksTheBestLevelNotAboveTheOneAskedFor) {
+  struct Entry {
+    Isa isa;
+    int id;
+  };
+  const Entry table[] = {{Isa::kAvx2Fma, 2}, {Isa::kPortable, 0}};
+  const std::span<const Entry> entries(table);
+  EXPECT_EQ(SelectIsaVariant("t", entries, Isa::kPortable).id, 0);
+  EXPECT_EQ(IsaVariantLevels(entries), IsaBit(Isa::kPortable) | IsaBit(Isa::kAvx2Fma));
+  if (IsaSupported(Isa::kAvx2Fma)) {
+    EXPECT_EQ(SelectIsaVariant("t", entries, Isa::kAvx2Fma).id, 2);
+  }
+  if (IsaSupported(Isa::kAvx512f)) {
+    EXPECT_EQ(SelectIsaVariant("t", entries, Isa::kAvx512f).id, 2);  // no row of its own
+  } else {
+    try {
+      SelectIsaVariant("t", entries, Isa::kAvx512f);
+      FAIL() << "an unsupported level was accepted";
+    } catch (const InvalidArgumentError& e) {
+      EXPECT_STREQ(e.what(), "t: ISA avx512f is not supported by this CPU");
+    }
+  }
+  // `accept` narrows the table; nothing left is an error naming the family.
+  const auto none = [](const Entry& e) { return e.id > 5; };
+  EXPECT_THROW(SelectIsaVariant("t", entries, Isa::kPortable, none), InvalidArgumentError);
+  const Entry only_avx2[] = {{Isa::kAvx2Fma, 2}};
+  try {
+    SelectIsaVariant("t", std::span<const Entry>(only_avx2), Isa::kPortable);
+    FAIL() << "a table without a portable row answered for portable";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_STREQ(e.what(), "t: no variant for ISA portable");
+  }
+}
 
 TEST(Registry, SortedUniqueAndComplete) {
   const auto registry = KernelRegistry();

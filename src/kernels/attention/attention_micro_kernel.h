@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::kernels {
 
@@ -37,7 +37,10 @@ const AttentionMicroKernels& AttentionMicroKernelsPortable();
 const AttentionMicroKernels& AttentionMicroKernelsAvx2();    // f32_attention__avx2_fma.cc
 const AttentionMicroKernels& AttentionMicroKernelsAvx512();  // f32_attention__avx512f.cc
 
-// The table for `isa` (supported by this CPU, checked by the caller).
+// The table for `isa`; throws InvalidArgumentError if this CPU does not run
+// `isa`.
 const AttentionMicroKernels& AttentionMicroKernelsFor(Isa isa);
+// The ISA levels with tables of their own (isa_variant.h).
+IsaMask AttentionIsaLevels();
 
 }  // namespace loom::kernels

@@ -1,6 +1,7 @@
 // Attention micro-kernels (attention_micro_kernel_impl.h) in portable C++:
 // 8 floats as a GCC vector (two SSE registers on x86-64's baseline), up to
 // 4 accumulators; no fused multiply-add. Also the table lookup.
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -49,16 +50,25 @@ const AttentionMicroKernels& AttentionMicroKernelsPortable() {
   return kKernels;
 }
 
+namespace {
+
+struct AttentionVariant {
+  Isa isa;
+  const AttentionMicroKernels& (*kernels)();
+};
+
+constexpr std::array<AttentionVariant, 3> kAttentionVariants = {{
+    {Isa::kPortable, AttentionMicroKernelsPortable},
+    {Isa::kAvx2Fma, AttentionMicroKernelsAvx2},
+    {Isa::kAvx512f, AttentionMicroKernelsAvx512},
+}};
+
+}  // namespace
+
 const AttentionMicroKernels& AttentionMicroKernelsFor(Isa isa) {
-  switch (isa) {
-    case Isa::kAvx512f:
-      return AttentionMicroKernelsAvx512();
-    case Isa::kAvx2Fma:
-      return AttentionMicroKernelsAvx2();
-    case Isa::kPortable:
-      break;
-  }
-  return AttentionMicroKernelsPortable();
+  return SelectIsaVariant("attention", kAttentionVariants, isa).kernels();
 }
+
+IsaMask AttentionIsaLevels() { return IsaVariantLevels(kAttentionVariants); }
 
 }  // namespace loom::kernels

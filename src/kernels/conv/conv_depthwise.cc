@@ -7,6 +7,7 @@
 
 #include "base/aligned_buffer.h"
 #include "kernels/conv/conv_depthwise_row.h"
+#include "kernels/isa_variant.h"
 #include "threading/parallel_for.h"
 
 namespace loom::kernels {
@@ -17,18 +18,15 @@ struct DepthwiseRowEntry {
   DepthwiseRowFn row;
 };
 
-// The row kernels, best first; AVX-512 machines use the AVX2 kernel (no
-// 16-wide version yet).
+// The row kernels; AVX-512 machines use the AVX2 kernel (no 16-wide version
+// yet).
 constexpr std::array<DepthwiseRowEntry, 2> kRowKernels = {{
-    {Isa::kAvx2Fma, f32_dwconv_row__avx2_fma},
     {Isa::kPortable, f32_dwconv_row__portable},
+    {Isa::kAvx2Fma, f32_dwconv_row__avx2_fma},
 }};
 
 DepthwiseRowFn RowKernelFor(Isa isa) {
-  for (const auto& entry : kRowKernels) {
-    if (static_cast<int>(entry.isa) <= static_cast<int>(isa)) return entry.row;
-  }
-  return f32_dwconv_row__portable;
+  return SelectIsaVariant("depthwise conv", kRowKernels, isa).row;
 }
 
 constexpr int64_t kDepthwiseSlack = kDepthwiseBlock;
@@ -129,6 +127,8 @@ float* Scratch(int slot, size_t floats) {
 }
 
 }  // namespace
+
+IsaMask DepthwiseRowIsaLevels() { return IsaVariantLevels(kRowKernels); }
 
 void DepthwiseConv2d(const float* x, const float* w, const float* bias, int64_t planes,
                      int64_t channels, const SpatialGeometry& g, const Activation& activation,

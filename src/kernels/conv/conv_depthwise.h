@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "kernels/elementwise/activation.h"
+#include "kernels/isa_variant.h"
 #include "kernels/spatial_geometry.h"
 
 namespace loom::threading {
@@ -27,5 +28,8 @@ namespace loom::kernels {
 void DepthwiseConv2d(const float* x, const float* w, const float* bias, int64_t planes,
                      int64_t channels, const SpatialGeometry& geometry,
                      const Activation& activation, Isa isa, float* y, threading::ThreadPool* pool);
+
+// The ISA levels with their own row kernel (isa_variant.h).
+IsaMask DepthwiseRowIsaLevels();
 
 }  // namespace loom::kernels

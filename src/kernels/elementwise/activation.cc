@@ -172,12 +172,10 @@ void f32_ceil__portable(const float* x, float* y, int64_t n) {
 }
 
 const F32MathKernels& F32MathFor(Isa isa) {
-  const F32MathKernels* best = &MathTable()[0];
-  for (const F32MathKernels& row : MathTable()) {
-    if (row.isa <= isa) best = &row;
-  }
-  return *best;
+  return SelectIsaVariant("vector math", MathTable(), isa);
 }
+
+IsaMask F32MathIsaLevels() { return IsaVariantLevels(MathTable()); }
 
 void ApplyActivation(const Activation& activation, const float* x, float* y, int64_t n, Isa isa) {
   if (n <= 0) return;

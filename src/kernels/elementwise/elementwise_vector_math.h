@@ -14,7 +14,7 @@
 #include <cstdint>
 
 #include "kernels/elementwise/activation.h"
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::kernels {
 
@@ -35,6 +35,8 @@ struct F32MathKernels {
 
 // The row for the highest level in the table that is not above `isa`.
 const F32MathKernels& F32MathFor(Isa isa);
+// The ISA levels with their own row (isa_variant.h).
+IsaMask F32MathIsaLevels();
 
 void f32_activation__portable(const Activation& activation, const float* x, float* y, int64_t n);
 void f32_exp__portable(const float* x, float* y, int64_t n);

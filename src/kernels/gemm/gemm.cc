@@ -25,6 +25,7 @@
 #include "base/int_math.h"
 #include "kernels/gemm/gemm_micro_kernel.h"
 #include "kernels/gemm/gemm_skinny.h"
+#include "kernels/isa_variant.h"
 #include "loom/errors.h"
 #include "threading/parallel_for.h"
 #include "threading/thread_pool.h"
@@ -163,16 +164,9 @@ constexpr double kFlopsPerNs = 40;
 constexpr double kStreamBytesPerNs = 20;
 
 const MicroKernelEntry& KernelFor(Isa isa) {
-  // Running another ISA's code would be SIGILL, not an error message.
-  if (!IsaSupported(isa)) {
-    throw InvalidArgumentError("gemm: ISA " + std::string(IsaName(isa)) +
-                               " is not supported by this CPU");
-  }
   const bool narrow = isa == Isa::kAvx512f && NarrowAvx512Packing();
-  for (const auto& entry : kMicroKernels) {
-    if (entry.isa == isa && entry.narrow == narrow) return entry;
-  }
-  throw InvalidArgumentError("no GEMM micro-kernel for ISA " + std::string(IsaName(isa)));
+  return SelectIsaVariant("gemm", kMicroKernels, isa,
+                          [narrow](const MicroKernelEntry& e) { return e.narrow == narrow; });
 }
 
 using base::CeilDiv;
@@ -417,6 +411,8 @@ void CheckLeadingDimensionB(const GemmArgs& g) {
 }
 
 }  // namespace
+
+IsaMask GemmIsaLevels() { return IsaVariantLevels(kMicroKernels); }
 
 PackedGemmMatrix::PackedGemmMatrix(Isa isa, int panel, bool is_a, int64_t rows, int64_t cols,
                                    size_t floats)

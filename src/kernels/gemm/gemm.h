@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::threading {
 class ThreadPool;
@@ -106,6 +106,9 @@ void ValidateGemmArgs(const GemmArgs& args);
 void f32_gemm_reference(const GemmArgs& args);
 
 void f32_gemm(const GemmArgs& args, threading::ThreadPool* pool, Isa isa);
+
+// The ISA levels with their own micro-kernels (isa_variant.h).
+IsaMask GemmIsaLevels();
 
 // Which packed micro-kernel serves Isa::kAvx512f. kAuto: the 12x32 AVX-512
 // one on every CPU (gemm.cc says why Zen 4 too); kNarrow: the 6x16 AVX2

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::kernels {
 
@@ -133,8 +133,11 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable();
 const NchwcMicroKernels& NchwcMicroKernelsAvx2();
 const NchwcMicroKernels& NchwcMicroKernelsAvx512();
 
-// The table for `isa` (which the CPU must support).
+// The table for `isa`; throws InvalidArgumentError if this CPU does not run
+// `isa`.
 const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa);
+// The ISA levels with tables of their own (isa_variant.h).
+IsaMask NchwcIsaLevels();
 
 // The table for tensors blocked by `block` under `isa`: isa's own when its
 // block matches, the portable one for blocks of 8, else null (a 16-block

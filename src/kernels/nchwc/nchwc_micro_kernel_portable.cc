@@ -2,6 +2,7 @@
 // floats as a GCC vector (two SSE registers on x86-64's baseline), tiles of
 // 2 output blocks x 4 columns; no fused multiply-add. Also the table lookup.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -74,17 +75,26 @@ const NchwcMicroKernels& NchwcMicroKernelsPortable() {
   return kKernels;
 }
 
+namespace {
+
+struct NchwcVariant {
+  Isa isa;
+  const NchwcMicroKernels& (*kernels)();
+};
+
+constexpr std::array<NchwcVariant, 3> kNchwcVariants = {{
+    {Isa::kPortable, NchwcMicroKernelsPortable},
+    {Isa::kAvx2Fma, NchwcMicroKernelsAvx2},
+    {Isa::kAvx512f, NchwcMicroKernelsAvx512},
+}};
+
+}  // namespace
+
 const NchwcMicroKernels& NchwcMicroKernelsFor(Isa isa) {
-  switch (isa) {
-    case Isa::kAvx512f:
-      return NchwcMicroKernelsAvx512();
-    case Isa::kAvx2Fma:
-      return NchwcMicroKernelsAvx2();
-    case Isa::kPortable:
-      break;
-  }
-  return NchwcMicroKernelsPortable();
+  return SelectIsaVariant("NCHWc", kNchwcVariants, isa).kernels();
 }
+
+IsaMask NchwcIsaLevels() { return IsaVariantLevels(kNchwcVariants); }
 
 const NchwcMicroKernels* NchwcMicroKernelsForBlock(Isa isa, int64_t block) {
   const NchwcMicroKernels& own = NchwcMicroKernelsFor(isa);

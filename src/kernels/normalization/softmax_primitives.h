@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::kernels {
 
@@ -25,9 +25,11 @@ const SoftmaxPrimitives<T>& PortableSoftmaxPrimitives();
 // A polynomial exp 8 floats at a time (normalization/f32_softmax__avx2_fma.cc).
 const SoftmaxPrimitives<float>& F32SoftmaxPrimitives__avx2_fma();
 
-// The float32 table for `isa` (supported by this CPU, checked by the
-// caller). AVX-512 machines use the AVX2 variant: exp is not the bottleneck
-// enough to warrant a third copy yet.
+// The float32 table for `isa`; throws InvalidArgumentError if this CPU does
+// not run `isa`. AVX-512 machines use the AVX2 variant: exp is not the
+// bottleneck enough to warrant a third copy yet.
 const SoftmaxPrimitives<float>& F32SoftmaxPrimitivesFor(Isa isa);
+// The ISA levels with tables of their own (isa_variant.h).
+IsaMask F32SoftmaxIsaLevels();
 
 }  // namespace loom::kernels

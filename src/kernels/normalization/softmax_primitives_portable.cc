@@ -1,6 +1,7 @@
 // Portable softmax exp loops: std::exp per element (libm, correctly
 // rounded to within an ulp), sums in kLanes independent partial sums
 // combined in a fixed tree.
+#include <array>
 #include <cmath>
 
 #include "kernels/normalization/softmax_primitives.h"
@@ -48,8 +49,24 @@ const SoftmaxPrimitives<T>& PortableSoftmaxPrimitives() {
 template const SoftmaxPrimitives<float>& PortableSoftmaxPrimitives<float>();
 template const SoftmaxPrimitives<double>& PortableSoftmaxPrimitives<double>();
 
+namespace {
+
+struct F32SoftmaxVariant {
+  Isa isa;
+  const SoftmaxPrimitives<float>& (*primitives)();
+};
+
+constexpr std::array<F32SoftmaxVariant, 2> kF32Variants = {{
+    {Isa::kPortable, PortableSoftmaxPrimitives<float>},
+    {Isa::kAvx2Fma, F32SoftmaxPrimitives__avx2_fma},
+}};
+
+}  // namespace
+
 const SoftmaxPrimitives<float>& F32SoftmaxPrimitivesFor(Isa isa) {
-  return isa == Isa::kPortable ? kPortable<float> : F32SoftmaxPrimitives__avx2_fma();
+  return SelectIsaVariant("softmax", kF32Variants, isa).primitives();
 }
+
+IsaMask F32SoftmaxIsaLevels() { return IsaVariantLevels(kF32Variants); }
 
 }  // namespace loom::kernels

@@ -25,7 +25,7 @@ int64_t PlaneSize(std::string_view op, const std::vector<int64_t>& dims) {
   return *product;
 }
 
-// The float32 pooling kernel registry: one row per ISA level, best last.
+// The float32 pooling kernels: one row per ISA level with code of its own.
 constexpr std::array<F32PoolKernels, 2> kF32PoolKernels = {{
     {Isa::kPortable, f32_max_pool_rows__portable, f32_average_pool_rows__portable,
      f32_global_max_pool__portable, f32_global_average_pool__portable},
@@ -171,15 +171,9 @@ void RowWindows::Prepare(int64_t row) {
 }
 
 const F32PoolKernels& F32PoolKernelsFor(std::string_view op, Isa isa) {
-  // Running another ISA's code would be SIGILL, not an error message.
-  if (!IsaSupported(isa)) {
-    ThrowKernelError(op, "ISA " + std::string(IsaName(isa)) + " is not supported by this CPU");
-  }
-  const F32PoolKernels* best = &kF32PoolKernels[0];
-  for (const F32PoolKernels& entry : kF32PoolKernels) {
-    if (static_cast<int>(entry.isa) <= static_cast<int>(isa)) best = &entry;
-  }
-  return *best;
+  return SelectIsaVariant(op, kF32PoolKernels, isa);
 }
+
+IsaMask F32PoolIsaLevels() { return IsaVariantLevels(kF32PoolKernels); }
 
 }  // namespace loom::kernels

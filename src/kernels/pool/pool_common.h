@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 #include "kernels/op_kernel.h"
 #include "kernels/spatial_geometry.h"
 
@@ -140,5 +140,7 @@ struct F32PoolKernels {
 // a guess, unmeasured, that these memory-bound loops gain little from it. Throws
 // InvalidArgumentError naming `op` if this CPU does not run `isa`.
 const F32PoolKernels& F32PoolKernelsFor(std::string_view op, Isa isa);
+// The ISA levels with their own row kernels (isa_variant.h).
+IsaMask F32PoolIsaLevels();
 
 }  // namespace loom::kernels

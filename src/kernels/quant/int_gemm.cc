@@ -1,6 +1,7 @@
 #include "kernels/quant/int_gemm.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "threading/parallel_for.h"
@@ -18,11 +19,10 @@ struct Int16GemmKernels {
   Int16GemmTileFn tile;
 };
 
-// Highest level first.
-constexpr Int16GemmKernels kKernels[] = {
-    {Isa::kAvx2Fma, s16_gemm_4x16__avx2},
+constexpr std::array<Int16GemmKernels, 2> kKernels = {{
     {Isa::kPortable, s16_gemm_tile__portable},
-};
+    {Isa::kAvx2Fma, s16_gemm_4x16__avx2},
+}};
 
 }  // namespace
 
@@ -49,11 +49,10 @@ void s16_gemm_tile__portable(int64_t rows, int64_t cols, int64_t k, const int16_
 }
 
 Int16GemmTileFn Int16GemmTileFor(Isa isa) {
-  for (const Int16GemmKernels& kernels : kKernels) {
-    if (static_cast<int>(kernels.isa) <= static_cast<int>(isa)) return kernels.tile;
-  }
-  return s16_gemm_tile__portable;
+  return SelectIsaVariant("integer gemm", kKernels, isa).tile;
 }
+
+IsaMask Int16GemmIsaLevels() { return IsaVariantLevels(kKernels); }
 
 void Int16Gemm(threading::ThreadPool* pool, Isa isa, int64_t m, int64_t k, int64_t n,
                const int16_t* a, int64_t lda, const int16_t* b, int64_t ldb, int32_t* c,

@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::threading {
 class ThreadPool;
@@ -41,6 +41,8 @@ void s16_gemm_4x16__avx2(int64_t rows, int64_t cols, int64_t k, const int16_t* a
 
 // The tile kernel for the highest level `isa` allows.
 Int16GemmTileFn Int16GemmTileFor(Isa isa);
+// The ISA levels with tiles of their own (isa_variant.h).
+IsaMask Int16GemmIsaLevels();
 
 // a: m x k with row stride lda; b: k x n with row stride ldb; c: m x n with
 // row stride ldc (every element written).

@@ -135,7 +135,7 @@ std::vector<Tensor> QLinearAddKernel(const KernelContext& ctx, const Attributes&
   params.b_zero = quant::ReadInts(b_zp)[0];
   params.y_zero = quant::ReadInts(y_zp)[0];
   params.range = quant::RangeOf(y_zp.dtype());
-  params.avx512 = ctx.isa == Isa::kAvx512f && quant::Avx512BwSupported();
+  params.avx512 = quant::UseAvx512Spans(ctx.isa);
 
   Tensor y = Tensor::uninitialized(y_zp.dtype(), a.shape());
   const int64_t count = a.num_elements();

@@ -5,6 +5,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -161,7 +162,7 @@ class PreparedVnniConv : public PreparedKernel {
     const Tensor& x = RequiredInput(kOp, inputs, 0, "x");
     // Anything unexpected goes to the general kernel, which checks and
     // reports it (and a forced lower ISA runs the general kernel too).
-    if (ctx.isa != Isa::kAvx512f || x.dtype() != x_dtype_ || x.shape().rank() != 4 ||
+    if (!UseVnniConv(ctx.isa) || x.dtype() != x_dtype_ || x.shape().rank() != 4 ||
         x.shape().dim(1) != channels_) {
       return QLinearConvKernel(ctx, attrs_, inputs);
     }
@@ -547,13 +548,35 @@ bool VnniConvSupported() {
 #endif
 }
 
+namespace {
+
+// The prepared kernel exists at the AVX-512 level only, on CPUs with VNNI;
+// below it (or without VNNI) QLinearConv runs its general kernel.
+struct PreparedConvVariant {
+  Isa isa;
+  bool vnni;
+};
+constexpr std::array<PreparedConvVariant, 2> kPreparedConvVariants = {
+    {{Isa::kPortable, false}, {Isa::kAvx512f, true}}};
+
+}  // namespace
+
+bool UseVnniConv(Isa isa) {
+  return SelectIsaVariant(
+             "QLinearConv", kPreparedConvVariants, isa,
+             [](const PreparedConvVariant& v) { return !v.vnni || VnniConvSupported(); })
+      .vnni;
+}
+
+IsaMask QLinearConvPreparedIsaLevels() { return IsaVariantLevels(kPreparedConvVariants); }
+
 std::unique_ptr<PreparedKernel> PrepareQLinearConv(const PrepareArgs& args) {
   return PrepareQLinearConvWithTiles(args, QuantConvTiles::kAuto);
 }
 
 std::unique_ptr<PreparedKernel> PrepareQLinearConvWithTiles(const PrepareArgs& args,
                                                             QuantConvTiles tiles) {
-  if (args.isa != Isa::kAvx512f || !VnniConvSupported()) return nullptr;
+  if (!UseVnniConv(args.isa)) return nullptr;
   if (tiles == QuantConvTiles::kAmx && !AmxConvSupported()) return nullptr;
   if (args.num_inputs() < 8 || args.num_inputs() > 9) return nullptr;
   const Tensor* x_scale = args.constant(1);

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "kernels/isa_variant.h"
 #include "kernels/op_kernel.h"
 
 namespace loom::kernels {
@@ -126,5 +127,9 @@ void StoreKeptPixels__avx512(const uint8_t* tile, int64_t stride, int64_t channe
 
 // Whether this CPU has the instructions u8s8_conv_8x48__avx512vnni uses.
 bool VnniConvSupported();
+// Whether a context at `isa` runs the prepared VNNI kernel (isa_variant.h's
+// rule, and VnniConvSupported()), and the levels with a prepared kernel.
+bool UseVnniConv(Isa isa);
+IsaMask QLinearConvPreparedIsaLevels();
 
 }  // namespace loom::kernels

@@ -1,5 +1,6 @@
 #include "kernels/quant/quant_common.h"
 
+#include <array>
 #include <string>
 #include <type_traits>
 
@@ -48,6 +49,26 @@ bool Avx512BwSupported() {
   return false;
 #endif
 }
+
+namespace {
+
+// The span kernels by level; the AVX-512 ones also need AVX-512 BW and VL.
+struct SpanVariant {
+  Isa isa;
+  bool avx512;
+};
+constexpr std::array<SpanVariant, 2> kSpanVariants = {
+    {{Isa::kPortable, false}, {Isa::kAvx512f, true}}};
+
+}  // namespace
+
+bool UseAvx512Spans(Isa isa) {
+  return SelectIsaVariant("quantized spans", kSpanVariants, isa,
+                          [](const SpanVariant& v) { return !v.avx512 || Avx512BwSupported(); })
+      .avx512;
+}
+
+IsaMask QuantSpanIsaLevels() { return IsaVariantLevels(kSpanVariants); }
 
 IntRange RangeOf(DType dtype) {
   switch (dtype) {

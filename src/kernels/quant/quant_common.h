@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "kernels/isa_variant.h"
 #include "kernels/op_kernel.h"
 
 namespace loom::kernels::quant {
@@ -112,6 +113,10 @@ inline void QuantizeSpan(const float* xs, Y* ys, int64_t count, float scale, int
 // b_zero) * b_scale, each product and the sum rounded once, then `sum < 0 ? 0 : sum` with relu); a
 // and b int8 (signed) or uint8.
 bool Avx512BwSupported();
+// Whether the AVX-512 spans serve `isa` (isa_variant.h's rule; they also need
+// Avx512BwSupported()), and the levels with spans of their own.
+bool UseAvx512Spans(Isa isa);
+IsaMask QuantSpanIsaLevels();
 void QuantizeSpanAvx512(const float* xs, void* ys, int64_t count, float scale, int32_t zero,
                         IntRange range);
 void DequantizeAddSpanAvx512(const void* a, bool a_signed, const void* b, bool b_signed,

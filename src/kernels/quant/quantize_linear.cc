@@ -110,7 +110,7 @@ std::vector<Tensor> QuantizeLinearKernel(const KernelContext& ctx, const Attribu
 
   Tensor y = Tensor::uninitialized(out_dtype, x.shape());
   const bool narrow = precision == DType::kFloat16 || precision == DType::kBFloat16;
-  const bool avx512 = ctx.isa == Isa::kAvx512f && quant::Avx512BwSupported();
+  const bool avx512 = quant::UseAvx512Spans(ctx.isa);
   VisitDType(x.dtype(), [&](auto xtag) {
     using X = decltype(xtag);
     if constexpr (std::is_same_v<X, float> || std::is_same_v<X, Float16> ||

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "kernels/isa.h"
+#include "kernels/isa_variant.h"
 
 namespace loom::kernels {
 
@@ -37,7 +37,10 @@ const ReducePrimitives<T>& PortableReducePrimitives();
 const ReducePrimitives<float>& F32ReducePrimitives__avx2_fma();
 const ReducePrimitives<float>& F32ReducePrimitives__avx512f();
 
-// The float32 table for `isa` (which the caller has checked is supported).
+// The float32 table for `isa`; throws InvalidArgumentError if this CPU does
+// not run `isa`.
 const ReducePrimitives<float>& F32ReducePrimitivesFor(Isa isa);
+// The ISA levels with primitives of their own (isa_variant.h).
+IsaMask F32ReduceIsaLevels();
 
 }  // namespace loom::kernels

@@ -1,5 +1,6 @@
 // Portable reduction primitives (baseline x86-64 / any CPU) for every dtype,
 // and the float32 table lookup by ISA level.
+#include <array>
 #include <string>
 
 #include "kernels/reduce/reduce_primitives_impl.h"
@@ -23,21 +24,25 @@ template const ReducePrimitives<int64_t>& PortableReducePrimitives<int64_t>();
 template const ReducePrimitives<uint32_t>& PortableReducePrimitives<uint32_t>();
 template const ReducePrimitives<uint64_t>& PortableReducePrimitives<uint64_t>();
 
+namespace {
+
+struct F32ReduceVariant {
+  Isa isa;
+  const ReducePrimitives<float>& (*primitives)();
+};
+
+constexpr std::array<F32ReduceVariant, 3> kF32Variants = {{
+    {Isa::kPortable, PortableReducePrimitives<float>},
+    {Isa::kAvx2Fma, F32ReducePrimitives__avx2_fma},
+    {Isa::kAvx512f, F32ReducePrimitives__avx512f},
+}};
+
+}  // namespace
+
 const ReducePrimitives<float>& F32ReducePrimitivesFor(Isa isa) {
-  // Running another ISA's code would be SIGILL, not an error message.
-  if (!IsaSupported(isa)) {
-    throw InvalidArgumentError("reduce: ISA " + std::string(IsaName(isa)) +
-                               " is not supported by this CPU");
-  }
-  switch (isa) {
-    case Isa::kPortable:
-      return kPrimitives<float>;
-    case Isa::kAvx2Fma:
-      return F32ReducePrimitives__avx2_fma();
-    case Isa::kAvx512f:
-      return F32ReducePrimitives__avx512f();
-  }
-  return kPrimitives<float>;
+  return SelectIsaVariant("reduce", kF32Variants, isa).primitives();
 }
+
+IsaMask F32ReduceIsaLevels() { return IsaVariantLevels(kF32Variants); }
 
 }  // namespace loom::kernels
