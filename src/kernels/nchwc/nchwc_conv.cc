@@ -134,12 +134,24 @@ constexpr int64_t kWinogradChunkTiles = 4;
 // last) and read each 4-block group's 100 KB of weights twice. On AMD Zen 4
 // (32 KiB L1, 128 KiB slices) 8 against 4 was 0.98-0.99x at intra 2
 // (bench/results/nchwc-balance-2026-12-04.md): it keeps 4.
+//
+// Those were AVX-512 tiles. The AVX2 tiles (2 blocks x 6 pixels, 24 pixels
+// a unit at 4) take 16 on every CPU: on Zen 3 (AVX2 only, 32 KiB L1,
+// 128 KiB slices), 16 against 4, conv sums of per-node p10s over 30-60
+// alternating runs in one process (bench/results/nchwc-avx2-chunks-
+// 2026-12-07.md): RegNet-X-400MF 1.05-1.11x at intra 1 and 1.01-1.04x at
+// intra 2, ShuffleNet-V2 1.06 / 1.04-1.10, MobileNet-V2 1.06 / 1.05,
+// GoogLeNet 1.06 / 1.04, eight more CNNs 1.02-1.05 at intra 1 and
+// 0.97-1.11 at intra 2; 8 no better than 16. Its 400->400 1x1 at 7^2 ran
+// as 30 + 19 pixels and read each 2-block group's 26 KB of weights twice.
 constexpr int64_t kDirectChunkTilesIntel = 16;
 constexpr int64_t kDirectChunkTilesAmd = 4;
+constexpr int64_t kDirectChunkTilesAvx2 = 16;
 
 constexpr int64_t kWeightBoundChunkTiles = 16;
 
-int64_t DirectChunkTiles() {
+int64_t DirectChunkTiles(Isa isa) {
+  if (isa == Isa::kAvx2Fma) return kDirectChunkTilesAvx2;
   static const int64_t tiles =
       __builtin_cpu_is("amd") ? kDirectChunkTilesAmd : kDirectChunkTilesIntel;
   return tiles;
@@ -632,7 +644,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t slice = std::clamp<int64_t>(slice_bytes / (mk.tile_blocks * tap_bytes), 1, icbg);
   const int64_t tile_groups = tiles.count;
   // Pixel chunks of whole tiles (of the largest tile group), about
-  // DirectChunkTiles() tiles each.
+  // DirectChunkTiles(isa) tiles each.
   const int64_t width = mk.tile_width[tiles.Largest() - 1];
   // A tile group whose weights for the whole input exceed a slice streams
   // them from L3 again for every pixel chunk: its chunks take
@@ -642,7 +654,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   // Zen 3 (bench/results/avx2-zen3-2026-12-07.md).
   const bool weight_bound =
       per_block * tiles.Largest() * static_cast<int64_t>(sizeof(float)) > kSliceBytes;
-  const int64_t chunk_tiles = weight_bound ? kWeightBoundChunkTiles : DirectChunkTiles();
+  const int64_t chunk_tiles = weight_bound ? kWeightBoundChunkTiles : DirectChunkTiles(mk.isa);
   const int64_t chunks = std::max<int64_t>(1, pixels / (width * chunk_tiles));
   const int64_t chunk = CeilDiv(CeilDiv(pixels, chunks), width) * width;
   // A grouped conv with one tile group per group: each unit reads only its
