@@ -172,6 +172,20 @@ void f32_ceil__portable(const float* x, float* y, int64_t n) {
 }
 
 const F32MathKernels& F32MathFor(Isa isa) {
+  // GEMM and conv epilogues call this once per tile row (16-32 floats), so
+  // each supported level's choice is made once; a level this CPU lacks goes
+  // to the helper, which refuses it.
+  static const std::array<const F32MathKernels*, 3> kChosen = [] {
+    std::array<const F32MathKernels*, 3> chosen{};
+    for (Isa level : {Isa::kPortable, Isa::kAvx2Fma, Isa::kAvx512f}) {
+      if (IsaSupported(level)) {
+        chosen[static_cast<size_t>(level)] = &SelectIsaVariant("vector math", MathTable(), level);
+      }
+    }
+    return chosen;
+  }();
+  const auto level = static_cast<size_t>(isa);
+  if (level < kChosen.size() && kChosen[level] != nullptr) return *kChosen[level];
   return SelectIsaVariant("vector math", MathTable(), isa);
 }
 
