@@ -15,13 +15,23 @@
 namespace loom::threading {
 namespace {
 
-// Shards per thread: more than one so a thread that was preempted or started
-// late leaves work the others can take, few enough to keep claiming cheap.
-// Long loops get up to kMaxShardsPerThread, each near kTargetShardNs (see
-// ShardsPerThread).
-constexpr int64_t kShardsPerThread = 4;
-constexpr int64_t kMaxShardsPerThread = 16;
-constexpr double kTargetShardNs = 50'000;
+// The loop is cut into grains, and a thread claims several at a time: a
+// claim takes 1/(kClaimDivisor x threads) of the grains left, at least one
+// (guided scheduling, from both ends). Early claims are long, so claiming
+// stays cheap; the last ones are single grains, so the threads end within
+// about a grain of each other. With fixed shards (4 a thread) they ended a
+// shard apart: at intra 2 on Zen 3, the later thread finished 10-22 us after
+// the other in RegNet-X-400MF's, MobileNet-V3's and a chain of 400-channel
+// 1x1 convs' loops of 75-150 us (bench/results/parallel-for-guided-2026-12-07.md).
+constexpr int64_t kClaimDivisor = 2;
+
+// Grains per thread: at least kMinGrainsPerThread, so a thread that was
+// preempted or started late leaves work the others can take; more for long
+// loops, each near kTargetGrainNs, up to kMaxGrainsPerThread (see
+// GrainsPerThread).
+constexpr int64_t kMinGrainsPerThread = 4;
+constexpr int64_t kMaxGrainsPerThread = 64;
+constexpr double kTargetGrainNs = 10'000;
 
 // Helpers that do not get a CPU: after this many fork-joins in a row in
 // which the caller ran every shard, loops smaller than kWakeAwayMinCostNs
@@ -47,20 +57,14 @@ struct Job {
   HelperTraceSink* trace_sink = nullptr;
   int64_t trace_tag = 0;
   int64_t n = 0;
-  int64_t num_shards = 0;
-  // The shards nobody has claimed, [front, back): front in the low 32 bits,
+  int64_t num_grains = 0;
+  int64_t threads = 1;  // the threads the loop was sized for
+  // The grains nobody has claimed, [front, back): front in the low 32 bits,
   // back in the high 32. The caller claims from the front, helpers from the
-  // back, so the caller always runs a prefix of the shards and the helpers
-  // the rest; the same loop in the next run splits about the same way (see
-  // ClaimFront). One word, so that a front and a back claim racing for the
-  // last shard see each other.
-  std::atomic<uint64_t> unclaimed{0};
-
-  // The next shard from the front, or num_shards when none is left. A
-  // failed claim still advances the front, harmlessly: only the caller
-  // claims from the front and it stops at its first failure, so the front
-  // never exceeds num_shards + 1. Relaxed: the shard's work is published by
-  // the release decrement of `unfinished`, as before.
+  // back, so the caller always runs a prefix of the loop and the helpers
+  // the rest; the same loop in the next run splits about the same way. One
+  // word, so that a front and a back claim racing for the last grains see
+  // each other.
   //
   // Why ends and not one counter: a thread's stores to lines another core
   // last wrote wait for those lines to move over. With one shared counter
@@ -70,32 +74,41 @@ struct Job {
   // alternated in one process at intra 2 (bench/results/nchwc-pointwise-
   // 2026-12-04.md): RegNet-X-400MF 0.94-0.96x, ResNet-18 0.96x,
   // EfficientNet-B0 0.98x, MobileNet-V2/V3 0.98x, a chain of 1x1 convs 0.94x.
-  int64_t ClaimFront() {
-    const uint64_t v = unclaimed.fetch_add(1, std::memory_order_relaxed);
-    const auto front = static_cast<int64_t>(v & 0xffff'ffffu);
-    return front < static_cast<int64_t>(v >> 32) ? front : num_shards;
+  std::atomic<uint64_t> unclaimed{0};
+
+  // Grains [first, last) of one claim; empty when none was left.
+  struct Claimed {
+    int64_t first = 0, last = 0;
+    bool empty() const { return first >= last; }
+  };
+
+  // How many grains a claim takes when `left` are unclaimed (left > 0).
+  int64_t ClaimSize(int64_t left) const {
+    return std::max<int64_t>(1, left / (kClaimDivisor * threads));
   }
 
-  // The last unclaimed shard, or num_shards when none is left.
-  int64_t ClaimBack() {
+  // Relaxed: a claim only hands out indices; the work a grain does is
+  // published by the release decrement of `unfinished`.
+  Claimed Claim(bool helper) {
     uint64_t v = unclaimed.load(std::memory_order_relaxed);
     for (;;) {
       const auto front = static_cast<int64_t>(v & 0xffff'ffffu);
       const auto back = static_cast<int64_t>(v >> 32);
-      if (front >= back) return num_shards;
-      if (unclaimed.compare_exchange_weak(v, v - (uint64_t{1} << 32), std::memory_order_relaxed)) {
-        return back - 1;
+      if (front >= back) return {};
+      const int64_t take = ClaimSize(back - front);
+      const uint64_t next =
+          helper ? v - (static_cast<uint64_t>(take) << 32) : v + static_cast<uint64_t>(take);
+      if (unclaimed.compare_exchange_weak(v, next, std::memory_order_relaxed)) {
+        return helper ? Claimed{back - take, back} : Claimed{front, front + take};
       }
     }
   }
-
-  int64_t Claim(bool helper) { return helper ? ClaimBack() : ClaimFront(); }
 
   bool AllClaimed() const {
     const uint64_t v = unclaimed.load(std::memory_order_relaxed);
     return static_cast<int64_t>(v & 0xffff'ffffu) >= static_cast<int64_t>(v >> 32);
   }
-  // Shards not yet finished (run or skipped); the caller's futex word.
+  // Grains not yet finished (run or skipped); the caller's futex word.
   std::atomic<uint32_t> unfinished{0};
   std::atomic<uint32_t> caller_waiting{0};
   std::atomic<bool> failed{false};
@@ -104,12 +117,12 @@ struct Job {
   std::mutex error_mutex;
   std::exception_ptr error;
 
-  // Shard k covers [ShardBegin(k), ShardBegin(k + 1)); the first n % shards
-  // shards get one extra index. Written without k * n, which overflows for
+  // Grain k covers [GrainBegin(k), GrainBegin(k + 1)); the first n % grains
+  // grains get one extra index. Written without k * n, which overflows for
   // huge n.
-  int64_t ShardBegin(int64_t k) const { return k * (n / num_shards) + std::min(k, n % num_shards); }
+  int64_t GrainBegin(int64_t k) const { return k * (n / num_grains) + std::min(k, n % num_grains); }
 
-  // Claims and runs shards until none is left. Returns when this thread can
+  // Claims and runs grains until none is left. Returns when this thread can
   // no longer help, not when the job is done. `helper`: a pool worker, not
   // the caller (only helpers report to the trace sink).
   void RunShards(bool helper) {
@@ -123,28 +136,26 @@ struct Job {
     const WorkerInfo* traced = helper && trace_sink != nullptr ? CurrentWorkerInfo() : nullptr;
     const auto trace_begin = traced != nullptr ? std::chrono::steady_clock::now()
                                                : std::chrono::steady_clock::time_point{};
-    int64_t shard = Claim(helper);
-    if (shard >= num_shards) return;  // taken meanwhile; nothing ran here
+    Claimed claim = Claim(helper);
+    if (claim.empty()) return;  // taken meanwhile; nothing ran here
     // Relaxed: the caller reads it after acquiring unfinished == 0, which
-    // this shard's release decrement orders after this store.
+    // this claim's release decrement orders after this store.
     if (helper) helped.store(true, std::memory_order_relaxed);
-    while (shard < num_shards) {
+    while (!claim.empty()) {
       if (!failed.load(std::memory_order_relaxed)) {
-        const int64_t begin = ShardBegin(shard);
-        const int64_t end = ShardBegin(shard + 1);
         try {
-          (*fn)(begin, end);
+          (*fn)(GrainBegin(claim.first), GrainBegin(claim.last));
         } catch (...) {
           std::lock_guard lock(error_mutex);
           if (!error) error = std::current_exception();
           failed.store(true, std::memory_order_relaxed);
         }
       }
-      // The next shard is claimed before this one counts as done, so a
-      // helper whose last shard it was gives its token back first: the
-      // caller's next ParallelFor must find it free, not run serially.
-      const int64_t next = Claim(helper);
-      if (next >= num_shards) {
+      // The next claim is made before this one counts as done, so a helper
+      // whose last claim it was gives its token back first: the caller's
+      // next ParallelFor must find it free, not run serially.
+      const Claimed next = Claim(helper);
+      if (next.empty()) {
         token.ReleaseNow();
         if (traced != nullptr) {
           trace_sink->RecordHelperSpan(trace_tag, *traced, trace_begin,
@@ -153,11 +164,12 @@ struct Job {
       }
       // Seq_cst pairs with the caller's "caller_waiting = 1; load unfinished":
       // either the caller sees 0 or we see it waiting and wake it.
-      if (unfinished.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      const auto done = static_cast<uint32_t>(claim.last - claim.first);
+      if (unfinished.fetch_sub(done, std::memory_order_seq_cst) == done &&
           caller_waiting.load(std::memory_order_seq_cst) != 0) {
         platform::FutexWake(unfinished, 1);
       }
-      shard = next;
+      claim = next;
     }
   }
 
@@ -189,16 +201,13 @@ double SanitizedCost(double cost_per_unit_ns) {
   return cost_per_unit_ns > 0 ? cost_per_unit_ns : 0.0;
 }
 
-// Shards per thread for a loop of n units: kShardsPerThread, more for long
-// loops so each shard stays near kTargetShardNs. The threads of a loop end
-// apart by about half a shard on average (the last shard each one claims),
-// and the caller waits for the later one: with 4 shards a thread, ~6 % of
-// a two-thread conv.
-int64_t ShardsPerThread(int threads, int64_t n, double cost_per_unit_ns) {
+// Grains per thread for a loop of n units: kMinGrainsPerThread, more for
+// long loops so each grain stays near kTargetGrainNs.
+int64_t GrainsPerThread(int threads, int64_t n, double cost_per_unit_ns) {
   const double total = static_cast<double>(n) * SanitizedCost(cost_per_unit_ns);
-  const double per_thread = std::floor(total / (threads * kTargetShardNs));
+  const double per_thread = std::floor(total / (threads * kTargetGrainNs));
   return static_cast<int64_t>(
-      std::clamp<double>(per_thread, kShardsPerThread, kMaxShardsPerThread));
+      std::clamp<double>(per_thread, kMinGrainsPerThread, kMaxGrainsPerThread));
 }
 
 // 0 = no limit on this thread.
@@ -271,9 +280,10 @@ void ParallelFor(ThreadPool* pool, int64_t n, double cost_per_unit_ns, const Ran
   job->trace_sink = trace_sink;
   job->trace_tag = trace_tag;
   job->n = n;
-  job->num_shards = std::min<int64_t>(n, threads * ShardsPerThread(threads, n, cost_per_unit_ns));
-  job->unfinished.store(static_cast<uint32_t>(job->num_shards), std::memory_order_relaxed);
-  job->unclaimed.store(static_cast<uint64_t>(job->num_shards) << 32, std::memory_order_relaxed);
+  job->threads = threads;
+  job->num_grains = std::min<int64_t>(n, threads * GrainsPerThread(threads, n, cost_per_unit_ns));
+  job->unfinished.store(static_cast<uint32_t>(job->num_grains), std::memory_order_relaxed);
+  job->unclaimed.store(static_cast<uint64_t>(job->num_grains) << 32, std::memory_order_relaxed);
   // Helpers beyond the free tokens would only find none.
   const int helpers =
       budget == nullptr ? threads - 1 : std::min(threads - 1, budget->tokens() - budget->in_use());

@@ -12,6 +12,8 @@
 // Which thread runs what: the caller claims shards from the front of [0, n)
 // and helpers from the back, so the caller's sub-ranges always form a prefix
 // and, run after run, each thread gets about the same part of the data.
+// Shards shrink toward the end (the first is about n / (2 x threads), the
+// last a few units), so the threads finish close together.
 //
 // How many threads: at most pool->num_threads() + 1 (the pool's workers plus
 // the caller). A cost model caps it so each shard carries at least

@@ -119,22 +119,66 @@ TEST(ParallelFor, SmallWorkRunsInlineAsOneCall) {
   EXPECT_EQ(ParallelForThreadCount(&pool, 100, 1.0), 1);
 }
 
-// Shards per thread: 4 for short loops, more (up to 16) for long ones, each
-// then near 50 us, so the threads of a loop end close together.
-TEST(ParallelFor, LongLoopsAreCutIntoMoreShards) {
+// Keeps a pool's only worker busy while it lives: the caller then claims
+// every part of a loop itself, in an order that depends on nothing else.
+class BlockedWorker {
+ public:
+  explicit BlockedWorker(ThreadPool& pool) {
+    pool.Schedule([this] {
+      blocked_.store(true);
+      while (!release_.load()) std::this_thread::sleep_for(1ms);
+    });
+    while (!blocked_.load()) std::this_thread::sleep_for(1ms);
+  }
+  ~BlockedWorker() { release_.store(true); }
+
+ private:
+  std::atomic<bool> blocked_{false};
+  std::atomic<bool> release_{false};
+};
+
+// A loop is cut into grains (4 a thread, more for long loops, each then
+// near 10 us, at most 64 a thread); each claim takes a quarter of what is
+// left at 2 threads (1 / (2 x threads)), at least one grain. Claims shrink
+// toward the end, so the threads of a loop end about a grain apart.
+TEST(ParallelFor, ClaimsShrinkToOneGrainTowardTheEnd) {
   ThreadPool pool(Options(1));
+  const BlockedWorker blocked(pool);
   struct Case {
     int64_t n;
     double cost_ns;
-    size_t shards;
+    int64_t grain;        // units in a grain
+    int64_t first_claim;  // units in the first claim
   };
-  // 2 threads: 1 ms in all -> 10 a thread; 100 ms -> capped at 16; 100 us
-  // -> the minimum of 4; 10 units of 1 ms -> one shard each.
-  for (const Case& c : {Case{1000, 1000.0, 20}, Case{1000, 100'000.0, 32}, Case{1000, 100.0, 8},
-                        Case{10, 1'000'000.0, 10}}) {
+  // 2 threads. 1000 units of 1 us: 1 ms, 50 grains a thread of 10 units,
+  // the first claim 25 of the 100 grains. 100 ms: capped at 64 grains a
+  // thread (1000 / 128 units: 7 or 8), the first claim 32 grains of 8 (the
+  // first 104 grains have 8 units). 40 us: the minimum of 4 grains a
+  // thread, of 125 units; the first claim 2 of 8 grains. 10 units of 1 ms:
+  // a grain each, the first claim 10 / 4 -> 2.
+  for (const Case& c : {Case{1000, 1000.0, 10, 250}, Case{1000, 100'000.0, 8, 256},
+                        Case{1000, 40.0, 125, 250}, Case{10, 1'000'000.0, 1, 2}}) {
     CallLog log;
     ParallelFor(&pool, c.n, c.cost_ns, [&](int64_t b, int64_t e) { log.Record(b, e); });
-    EXPECT_EQ(log.ranges.size(), c.shards) << "n=" << c.n << " cost=" << c.cost_ns;
+    ASSERT_EQ(log.threads.size(), 1u);
+    ASSERT_GE(log.ranges.size(), 2u);
+    std::sort(log.ranges.begin(), log.ranges.end());
+    EXPECT_EQ(log.ranges.front(), std::make_pair(int64_t{0}, c.first_claim)) << "n=" << c.n;
+    int64_t next = 0;
+    for (size_t i = 0; i < log.ranges.size(); ++i) {
+      const auto [b, e] = log.ranges[i];
+      EXPECT_EQ(b, next) << "ranges must tile [0, n): n=" << c.n;
+      if (i > 0) {
+        const int64_t previous = log.ranges[i - 1].second - log.ranges[i - 1].first;
+        EXPECT_LE(e - b, previous + 1) << "claims only shrink (by the grain's rounding): n=" << c.n;
+      }
+      next = e;
+    }
+    EXPECT_EQ(next, c.n);
+    // The last claims are single grains (7 or 8 units for the rounded case).
+    const int64_t last = log.ranges.back().second - log.ranges.back().first;
+    EXPECT_GE(last, c.grain == 8 ? 7 : c.grain) << "n=" << c.n;
+    EXPECT_LE(last, c.grain) << "n=" << c.n;
   }
 }
 
