@@ -168,12 +168,23 @@ AxisTaps MakeTaps(const Options& o, int64_t in_len, int64_t out_len, double scal
       if (o.exclude_outside && (i < 0 || i >= in_len)) w[k] = 0;
       kept += w[k];
     }
+    // Identity at x: every tap of nonzero weight reads x, with weight 1 in
+    // all. Judged on the clamped indices: at scale 1 the tap left of the
+    // first pixel (weight 0) clamps onto it, and LR-ASPP's N and C axes
+    // (sizes equal to the input's) then each took a 4 MB copying pass.
+    double on_x = 0;
     for (size_t k = 0; k < w.size(); ++k) {
       const int64_t i = std::clamp<int64_t>(base + first + static_cast<int64_t>(k), 0, in_len - 1);
       t.index.push_back(i);
       t.weight.push_back(o.exclude_outside && kept != 0 ? w[k] / kept : w[k]);
-      if (t.weight.back() != (i == x ? 1.0 : 0.0)) t.identity = false;
+      if (t.weight.back() == 0) continue;
+      if (i == x) {
+        on_x += t.weight.back();
+      } else {
+        t.identity = false;
+      }
     }
+    if (on_x != 1.0) t.identity = false;
     t.outside.push_back(outside);
     if (outside) t.identity = false;
   }
