@@ -30,6 +30,7 @@ struct Avx2 {
   static V Div(V a, V b) { return _mm256_div_ps(a, b); }
   // The AVX2 exp of every kernel (unary Exp/Sigmoid/SiLU, softmax).
   static V Exp(V x) { return Exp8(x); }
+  static V ExpForSigmoid(V t) { return ExpForSigmoid8(t); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
   static V Min(V a, V b) { return _mm256_min_ps(a, b); }
   // r[i] lane j -> r[j] lane i: pairs of rows interleaved, then quads

@@ -321,8 +321,20 @@ void GatherPatch(const float* plane, int64_t rows, int64_t cols, int64_t B, int6
   }
 }
 
+// Whether the micro-kernels apply Sigmoid and SiLU to each stored tile
+// (ActivateStoredRows) rather than ApplyRows to a unit's finished rows. On
+// AVX2 the rows: the same bits (one ExpForSigmoid), but a row of a unit
+// (up to 96 pixels) keeps more sigmoids in flight than a 2 x 6 tile's 12
+// vectors. On Zen 3, alternating the two per run in one process, the rows
+// were 1.08-1.13x faster on EfficientNet-B0's 16 -> 96 1x1 + SiLU at 112^2
+// and 1.05-1.06x over all of its Sigmoid/SiLU convs
+// (bench/results/sigmoid-exp-2026-12-07.md). AVX-512 keeps the tiles,
+// measured 1.23x faster than rows on EfficientNet-B0 when they came in
+// (baffe71), not measured since.
+bool SigmoidInTiles(Isa isa) { return isa != Isa::kAvx2Fma; }
+
 // The activations the micro-kernels apply in registers (NchwcActivation).
-NchwcActivation InRegisters(const Activation& activation) {
+NchwcActivation InRegisters(const Activation& activation, Isa isa) {
   constexpr float kInf = __builtin_inff();
   using Kind = NchwcActivation::Kind;
   switch (activation.kind) {
@@ -340,8 +352,10 @@ NchwcActivation InRegisters(const Activation& activation) {
               .shift = 0.5f,
               .high = 1.0f};
     case ActivationKind::kSigmoid:
+      if (!SigmoidInTiles(isa)) return {};
       return {.kind = Kind::kSigmoid};
     case ActivationKind::kSilu:
+      if (!SigmoidInTiles(isa)) return {};
       return {.kind = Kind::kSigmoid, .times_input = true};
     default:
       return {};
@@ -352,7 +366,7 @@ NchwcActivation InRegisters(const Activation& activation) {
 void ApplyRows(const Activation& activation, Isa isa, float* y, int64_t block_stride,
                int64_t blocks, int64_t floats) {
   if (activation.kind == ActivationKind::kIdentity ||
-      InRegisters(activation).kind != NchwcActivation::Kind::kNone) {
+      InRegisters(activation, isa).kind != NchwcActivation::Kind::kNone) {
     return;
   }
   for (int64_t b = 0; b < blocks; ++b)
@@ -687,7 +701,7 @@ void PreparedNchwcConv::RunDirect(const KernelContext& ctx, const float* x,
   const int64_t units = batch * group_ * tile_groups * chunks;
   const double cost = kNsPerMultiplyAdd * static_cast<double>(mk.tile_blocks * B * chunk) *
                       static_cast<double>(cg * taps);
-  const NchwcActivation in_registers = InRegisters(activation_);
+  const NchwcActivation in_registers = InRegisters(activation_, isa_);
   // A plain input's step offsets ([kh][kw][ic], NchwcConvParams::step_offsets):
   // at most 15 channels x the taps, fewer than the packed weights' floats.
   std::vector<int64_t> step_offsets;
@@ -857,7 +871,7 @@ void PreparedNchwcConv::RunWinograd(const KernelContext& ctx, const float* x,
   const int64_t width = mk.tile_width[tile_split.Largest() - 1];
   const int64_t chunk = width * kWinogradChunkTiles;
   const int64_t chunks = CeilDiv(tiles, chunk);
-  const NchwcActivation in_registers = InRegisters(activation_);
+  const NchwcActivation in_registers = InRegisters(activation_, isa_);
   const int64_t out_plane = oh * ow * B;
   for (int64_t n0 = 0; n0 < batch; n0 += images) {
     const int64_t count = std::min(images, batch - n0);
@@ -948,7 +962,7 @@ void PreparedNchwcConv::RunDepthwise(const KernelContext& ctx, const float* x,
   const int64_t units = batch * blocks * out_rows;
   const double cost =
       kNsPerDepthwiseTap * static_cast<double>(out_cols * B * kernel_h_ * kernel_w_);
-  const NchwcActivation in_registers = InRegisters(activation_);
+  const NchwcActivation in_registers = InRegisters(activation_, isa_);
   const bool apply_rows = activation_.kind != ActivationKind::kIdentity &&
                           in_registers.kind == NchwcActivation::Kind::kNone;
   threading::ParallelFor(ctx.pool, units, cost, [&](int64_t begin, int64_t end) {

@@ -22,4 +22,7 @@ namespace loom::kernels {
 
 static inline __m256 Exp8(__m256 x) { return vector_math::Exp<Avx2Ops>(x); }
 
+// exp(t) for the sigmoid's 1 + exp(t): vector_math::ExpForSigmoid.
+static inline __m256 ExpForSigmoid8(__m256 t) { return vector_math::ExpForSigmoid<Avx2Ops>(t); }
+
 }  // namespace loom::kernels

@@ -53,6 +53,11 @@ struct Avx2Ops {
     const V s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
     return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
   }
+  // 2^n for integral n in [-126, 127] (a normal power of two).
+  static V Pow2(V n) {
+    const __m256i biased = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(biased, 23));
+  }
   // The biased exponent field of each lane, as a float.
   static V ExponentField(V v) {
     return _mm256_cvtepi32_ps(_mm256_srli_epi32(_mm256_castps_si256(v), 23));

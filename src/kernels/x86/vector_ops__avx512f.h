@@ -68,6 +68,12 @@ struct Avx512Ops {
     const V s2 = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll, _mm512_add_epi32(n2, bias), 23));
     return _mm512_mul_ps(_mm512_mul_ps(p, s1), s2);
   }
+  // 2^n for integral n in [-126, 127] (a normal power of two).
+  static V Pow2(V n) {
+    const __m512i biased =
+        _mm512_add_epi32(_mm512_maskz_cvtps_epi32(kAll, n), _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll, biased, 23));
+  }
   // The biased exponent field of each lane, as a float.
   static V ExponentField(V v) {
     return _mm512_maskz_cvtepi32_ps(kAll,
