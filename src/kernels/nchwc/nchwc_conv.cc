@@ -322,12 +322,13 @@ void GatherPatch(const float* plane, int64_t rows, int64_t cols, int64_t B, int6
 }
 
 // Whether the micro-kernels apply Sigmoid and SiLU to each stored tile
-// (ActivateStoredRows) rather than ApplyRows to a unit's finished rows. On
-// AVX2 the rows: the same bits (one ExpForSigmoid), but a row of a unit
-// (up to 96 pixels) keeps more sigmoids in flight than a 2 x 6 tile's 12
-// vectors. On Zen 3, alternating the two per run in one process, the rows
-// were 1.08-1.13x faster on EfficientNet-B0's 16 -> 96 1x1 + SiLU at 112^2
-// and 1.05-1.06x over all of its Sigmoid/SiLU convs
+// (FinishTile) rather than ApplyRows to a unit's finished rows. On AVX2 the
+// rows: the same bits (one ExpForSigmoid), but a row of a unit (up to 96
+// pixels) keeps more sigmoids in flight than a 2 x 6 tile's 12 vectors. On
+// Zen 3, alternating the two per run in one process (the tiles then through
+// a branch-free loop, faster than today's), the rows were 1.08-1.13x faster
+// on EfficientNet-B0's 16 -> 96 1x1 + SiLU at 112^2 and 1.05-1.06x over all
+// of its Sigmoid/SiLU convs
 // (bench/results/sigmoid-exp-2026-12-07.md). AVX-512 keeps the tiles,
 // measured 1.23x faster than rows on EfficientNet-B0 when they came in
 // (baffe71), not measured since.

@@ -177,45 +177,6 @@ __attribute__((always_inline)) inline void InitTile(const NchwcConvParams& p, co
   }
 }
 
-// The activation on `blocks` stored rows of `floats` floats each, a block
-// stride apart: the sigmoid, and the affine clamp where it does not fit in
-// registers (FinishTile). Out of line, once per ISA, one branch-free loop per
-// kind, two vectors a step: called per vector (Apply, out of line, its
-// branches and constants in every call) SiLU cost EfficientNet-B0's
-// 16 -> 96 1x1 at 112^2 1.1 ms on top of the conv's 0.8 on Zen 3
-// (bench/results/sigmoid-exp-2026-12-07.md).
-template <class T>
-__attribute__((noinline)) void ActivateStoredRows(const ActivationVectors<T>& activation,
-                                                  float* out, int64_t block_stride, int blocks,
-                                                  int64_t floats) {
-  using V = typename T::V;
-  constexpr int B = T::kBlock;
-  auto map = [&](auto f) __attribute__((always_inline)) {
-    for (int b = 0; b < blocks; ++b) {
-      float* row = out + b * block_stride;
-      int64_t i = 0;
-      for (; i + 2 * B <= floats; i += 2 * B) {
-        const V x0 = T::Load(row + i), x1 = T::Load(row + i + B);
-        T::Store(row + i, f(x0));
-        T::Store(row + i + B, f(x1));
-      }
-      for (; i < floats; i += B) T::Store(row + i, f(T::Load(row + i)));
-    }
-  };
-  if (activation.sigmoid && activation.times_input) {
-    map([](V x) __attribute__((always_inline)) {
-      return T::Div(x, T::Add(T::Broadcast(&kOne), ExpForSigmoid<T>(T::Sub(T::Zero(), x))));
-    });
-  } else if (activation.sigmoid) {
-    map([](V x) __attribute__((always_inline)) {
-      const V one = T::Broadcast(&kOne);
-      return T::Div(one, T::Add(one, ExpForSigmoid<T>(T::Sub(T::Zero(), x))));
-    });
-  } else {
-    map([&](V x) __attribute__((always_inline)) { return activation.ApplyNotSigmoid(x); });
-  }
-}
-
 // Stores a register tile; the last slice (p.finish) first adds `sum` and
 // applies the activation. Always inlined, as InitTile: once the inline
 // affine clamp made it large (ba2f762), GCC called it out of line with the
@@ -270,7 +231,12 @@ __attribute__((always_inline)) inline void FinishTile(const NchwcConvParams& p,
     // affine clamp too where its four constants and a temporary do not fit
     // beside the accumulators (below).
     finish([](V r) __attribute__((always_inline)) { return r; });
-    ActivateStoredRows<T>(activation, out, obs, OB, OW * B);
+    for (int ob = 0; ob < OB; ++ob) {
+      for (int j = 0; j < OW; ++j) {
+        float* at = out + ob * obs + j * B;
+        T::Store(at, activation.Apply(T::Load(at)));
+      }
+    }
   }
 }
 
@@ -691,7 +657,10 @@ __attribute__((always_inline)) inline void FinishDepthwiseTile(const NchwcDepthw
       // Stored first, then activated in place (FinishTile says why).
 #pragma GCC unroll 16
       for (int j = 0; j < OW; ++j) T::Store(out + j * T::kBlock, acc[j]);
-      ActivateStoredRows<T>(activation, out, 0, 1, OW * T::kBlock);
+      for (int j = 0; j < OW; ++j) {
+        float* at = out + j * T::kBlock;
+        T::Store(at, activation.Apply(T::Load(at)));
+      }
       return;
     }
 #pragma GCC unroll 16
