@@ -470,12 +470,37 @@ __attribute__((noinline)) void ConvTilesPointwise(const NchwcConvParams& p, int6
   }
 }
 
-// Full tiles through ConvTilesPointwise, the rest through ConvPixels.
+// Full tiles through ConvTilesPointwise, the rest through ConvPixels. A
+// rest under OW - 1 pixels would be one narrow tile with too few sums to
+// hide the multiply-add latency (a 7^2 layer's 49 pixels as 8 x 6 + 1: the
+// 1-pixel tile took 7 % of a 400 -> 400 1x1 conv on Zen 3), so where the
+// pixels allow they are cut as tiles of OW and OW - 1 instead, both through
+// ConvTilesPointwise (49 = 4 x 6 + 5 x 5;
+// bench/results/nchwc-pointwise-tail-2026-12-07.md).
 template <class T, int OB, int OW>
 inline void PointwisePixels(const NchwcConvParams& p, int64_t pixel, int64_t pixel_end) {
-  const int64_t tiles = (pixel_end - pixel) / OW;
+  const int64_t count = pixel_end - pixel;
+  int64_t tiles = count / OW, narrower = 0;
+  if constexpr (OW > 2) {
+    if (count % OW != 0 && count % OW < OW - 1) {
+      const int64_t all = tiles + 1;
+      const int64_t n = OW * all - count;  // tiles of OW - 1 in the even cut
+      if (n <= all) {
+        tiles = all - n;
+        narrower = n;
+      }
+    }
+  }
   if (tiles > 0) ConvTilesPointwise<T, OB, OW>(p, pixel, tiles);
   pixel += tiles * OW;
+  if constexpr (OW > 2) {
+    if (narrower > 0) {
+      NchwcConvParams rest = p;
+      if (tiles > 0) rest.prefetch = nullptr;
+      ConvTilesPointwise<T, OB, OW - 1>(rest, pixel, narrower);
+      pixel += narrower * (OW - 1);
+    }
+  }
   if constexpr (OW > 1) {
     if (pixel < pixel_end) {
       NchwcConvParams rest = p;

@@ -241,6 +241,13 @@ std::vector<ConvCase> Cases() {
                       /*plain_input=*/true},
                      A::kSilu),
       WithActivation({"1x1 + silu", {1, 16, 9, 30}, {40, 16, 1, 1}, {}, {}, {}}, A::kSilu),
+      // Pointwise rests cut as tiles of OW and OW - 1 (PointwisePixels): 49
+      // pixels are 4 x 6 + 5 x 5 with AVX2's 2-block tiles, 4 x 10 + 9 with
+      // 12-wide ones; 50 and 51 as well, 7 pixels too few to cut.
+      WithActivation({"1x1 at 7^2 + relu", {1, 40, 7, 7}, {48, 40, 1, 1}, {}, {}, {}}, A::kRelu),
+      {"1x1 at 5x10", {1, 24, 5, 10}, {40, 24, 1, 1}, {}, {}, {}},
+      {"1x1 at 3x17 + sum", {1, 24, 3, 17}, {32, 24, 1, 1}, {}, {}, {}, 1, false, true, true},
+      {"1x1 at 1x7", {1, 16, 1, 7}, {24, 16, 1, 1}, {}, {}, {}},
       WithActivation(
           {"depthwise 5x5/2 + silu", {2, 40, 9, 9}, {40, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {}, 40},
           A::kSilu),
