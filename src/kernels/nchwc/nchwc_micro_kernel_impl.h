@@ -39,6 +39,22 @@ inline typename T::V Clamp(typename T::V r, typename T::V low, typename T::V hig
   return T::Min(high, T::Max(low, r));
 }
 
+// e^t for t already clamped (Exp: [-104, 89], ExpForSigmoid: [-20, 89]) or
+// NaN: t = n ln2 + r with |r| <= ln2 / 2, e^r by the polynomial, times 2^n
+// through T::Scale2.
+template <class T>
+inline typename T::V ScaledExp(typename T::V t) {
+  using V = typename T::V;
+  const V n = T::Round(T::Mul(t, T::Broadcast(&kLog2e)));
+  V r = T::Fma(n, T::Broadcast(&kMinusLn2Hi), t);
+  r = T::Fma(n, T::Broadcast(&kMinusLn2Lo), r);
+  V p = T::Broadcast(&kExpPoly[0]);
+#pragma GCC unroll 5
+  for (int i = 1; i < 6; ++i) p = T::Fma(p, r, T::Broadcast(&kExpPoly[i]));
+  p = T::Fma(p, T::Mul(r, r), T::Add(r, T::Broadcast(&kOne)));
+  return T::Scale2(p, n);
+}
+
 // exp(x) in every lane, the Cephes scheme: x = n ln2 + r with |r| <= ln2 / 2
 // (ln 2 in two parts, so n * ln2_hi is exact), a degree-6 polynomial for
 // e^r, then 2^n (the scheme and coefficients of the AVX2 activation
@@ -53,14 +69,7 @@ inline typename T::V Exp(typename T::V x) {
     return T::Exp(x);
   } else {
     const V t = T::Min(T::Broadcast(&kExpHigh), T::Max(T::Broadcast(&kExpLow), x));
-    const V n = T::Round(T::Mul(t, T::Broadcast(&kLog2e)));
-    V r = T::Fma(n, T::Broadcast(&kMinusLn2Hi), t);
-    r = T::Fma(n, T::Broadcast(&kMinusLn2Lo), r);
-    V p = T::Broadcast(&kExpPoly[0]);
-#pragma GCC unroll 5
-    for (int i = 1; i < 6; ++i) p = T::Fma(p, r, T::Broadcast(&kExpPoly[i]));
-    p = T::Fma(p, T::Mul(r, r), T::Add(r, T::Broadcast(&kOne)));
-    return T::Scale2(p, n);
+    return ScaledExp<T>(t);
   }
 }
 
@@ -76,14 +85,7 @@ inline typename T::V ExpForSigmoid(typename T::V t) {
   } else {
     static constexpr float kLow = -20.0f;
     t = T::Min(T::Broadcast(&kExpHigh), T::Max(T::Broadcast(&kLow), t));
-    const V n = T::Round(T::Mul(t, T::Broadcast(&kLog2e)));
-    V r = T::Fma(n, T::Broadcast(&kMinusLn2Hi), t);
-    r = T::Fma(n, T::Broadcast(&kMinusLn2Lo), r);
-    V p = T::Broadcast(&kExpPoly[0]);
-#pragma GCC unroll 5
-    for (int i = 1; i < 6; ++i) p = T::Fma(p, r, T::Broadcast(&kExpPoly[i]));
-    p = T::Fma(p, T::Mul(r, r), T::Add(r, T::Broadcast(&kOne)));
-    return T::Scale2(p, n);
+    return ScaledExp<T>(t);
   }
 }
 

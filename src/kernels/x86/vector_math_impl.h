@@ -38,14 +38,11 @@ namespace loom::kernels {
 namespace {
 namespace vector_math {
 
+// e^(t - n ln2) for n = round(t / ln2): |t - n ln2| <= ln2 / 2, a degree-6
+// polynomial (Cephes). Exp and ExpForSigmoid scale it by 2^n.
 template <class O>
-inline typename O::V Exp(typename O::V x) {
+inline typename O::V ExpReduced(typename O::V t, typename O::V n) {
   using V = typename O::V;
-  const auto nan_mask = O::Unordered(x, x);
-  // exp(89) overflows to inf through the scaling below; below -104 the
-  // result rounds to zero even as a subnormal.
-  const V t = O::Min(O::Max(x, O::Set(-104.0f)), O::Set(89.0f));
-  const V n = O::RoundNearest(O::Mul(t, O::Set(1.44269504088896341f)));
   // r = t - n ln2, ln2 split so n * 0.693359375 is exact for |n| <= 2^9.
   V r = O::Fnma(n, O::Set(0.693359375f), t);
   r = O::Fnma(n, O::Set(-2.12194440e-4f), r);
@@ -56,6 +53,18 @@ inline typename O::V Exp(typename O::V x) {
   p = O::Fma(p, r, O::Set(1.6666665459e-1f));
   p = O::Fma(p, r, O::Set(5.0000001201e-1f));
   p = O::Fma(p, O::Mul(r, r), O::Add(r, O::Set(1.0f)));
+  return p;
+}
+
+template <class O>
+inline typename O::V Exp(typename O::V x) {
+  using V = typename O::V;
+  const auto nan_mask = O::Unordered(x, x);
+  // exp(89) overflows to inf through the scaling below; below -104 the
+  // result rounds to zero even as a subnormal.
+  const V t = O::Min(O::Max(x, O::Set(-104.0f)), O::Set(89.0f));
+  const V n = O::RoundNearest(O::Mul(t, O::Set(1.44269504088896341f)));
+  const V p = ExpReduced<O>(t, n);
   // 2^n as two factors 2^(n >> 1) and 2^(n - (n >> 1)): both stay normal
   // for n in [-150, 129], so a subnormal product is rounded once.
   return O::Select(nan_mask, x, O::ScaleByPow2(p, n));
@@ -76,15 +85,7 @@ inline typename O::V ExpForSigmoid(typename O::V t) {
   using V = typename O::V;
   t = O::Min(O::Set(89.0f), O::Max(O::Set(-20.0f), t));
   const V n = O::RoundNearest(O::Mul(t, O::Set(1.44269504088896341f)));
-  V r = O::Fnma(n, O::Set(0.693359375f), t);
-  r = O::Fnma(n, O::Set(-2.12194440e-4f), r);
-  V p = O::Set(1.9875691500e-4f);
-  p = O::Fma(p, r, O::Set(1.3981999507e-3f));
-  p = O::Fma(p, r, O::Set(8.3334519073e-3f));
-  p = O::Fma(p, r, O::Set(4.1665795894e-2f));
-  p = O::Fma(p, r, O::Set(1.6666665459e-1f));
-  p = O::Fma(p, r, O::Set(5.0000001201e-1f));
-  p = O::Fma(p, O::Mul(r, r), O::Add(r, O::Set(1.0f)));
+  const V p = ExpReduced<O>(t, n);
   return O::Mul(O::Add(p, p), O::Pow2(O::Sub(n, O::Set(1.0f))));
 }
 
